@@ -1,0 +1,33 @@
+// A real run: a TypeScript program calls two host bindings and returns a value.
+import { Context } from '@deepseek-ai/cordis'
+import V8CodeRuntime from 'dsh-code-runtime-v8'
+
+const ctx = new Context()
+await ctx.plugin(V8CodeRuntime, { computeMs: 5_000 })
+
+const weather = { paris: 18, oslo: 4 }
+const result = await ctx.codeRuntime.run({
+  program: `
+    interface Reading { city: string; celsius: number }
+    const cities = ['paris', 'oslo']
+    const readings: Reading[] = await Promise.all(cities.map((city) => tools.temperature({ city })))
+    console.log('readings', readings)
+    try {
+      await tools.temperature({ city: 'atlantis' })
+    } catch (error) {
+      console.log(\`\${error.name} from \${error.toolName}: \${error.message}\`)
+    }
+    return { warmest: readings.reduce((a, b) => (a.celsius >= b.celsius ? a : b)).city }
+  `,
+  bindings: [{
+    global: 'tools',
+    functions: {
+      async temperature({ city }) {
+        if (!(city in weather)) throw new Error(`no station in ${city}`)
+        return { city, celsius: weather[city] }
+      },
+    },
+    errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+  }],
+})
+console.log(JSON.stringify(result, null, 2))

@@ -1,0 +1,81 @@
+// dsh-code-runtime-v8: a `ctx.codeRuntime` backend that runs each program in its own V8 isolate.
+import { createRequire } from 'node:module'
+import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
+import { Config, PREFIX, checkConfig } from './lib/config.js'
+import { checkBindings, planBindings } from './lib/bindings.js'
+
+const native = createRequire(import.meta.url)('./binding.cjs')
+
+/** Shapes the native result as the seam's `CodeRunResult`: no `value` key unless there is one. */
+function present(settled) {
+  const result = { logs: settled.logs }
+  if (settled.valueJson !== undefined) result.value = JSON.parse(settled.valueJson)
+  if (settled.kind !== undefined) result.error = { kind: settled.kind, message: settled.message }
+  return result
+}
+
+// cordis hands out the service through a Proxy, which private class fields do not pass.
+const state = Symbol('dsh-code-runtime-v8 state')
+
+export class V8CodeRuntime extends CodeRuntime {
+  static Config = Config
+
+  language = 'typescript'
+  isolation = 'v8-isolate'
+
+  constructor(ctx, config) {
+    super(ctx)
+    const own = {
+      config: checkConfig(Config(config)),
+      disposed: false,
+      /** Runs in flight, each with the promise of its result. */
+      live: new Map(),
+    }
+    Object.defineProperty(this, state, { value: own })
+    ctx.effect(() => () => dispose(own), 'v8 code-runtime teardown')
+  }
+
+  /** @param {import('@deepseek-ai/dsh-code-runtime').CodeRunRequest} request */
+  async run({ program, bindings, signal }) {
+    const own = this[state]
+    if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
+    checkBindings(bindings)
+    const { config, live } = own
+    if (signal?.aborted) {
+      return present(native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason)))
+    }
+    const { params, namespacesJson, dispatch } = planBindings(bindings)
+    const run = new native.NativeRun()
+    const settled = run.start({
+      program,
+      params,
+      namespacesJson,
+      computeMs: config.computeMs,
+      maxWallMs: config.maxWallMs,
+      maxOutputBytes: config.maxOutputBytes,
+      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+      computeMessage: `compute budget exhausted (${config.computeMs}ms busy)`,
+      wallMessage: `wall-clock ceiling reached (${config.maxWallMs}ms)`,
+      heapMessage: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${config.maxOldGenerationSizeMb} MB)`,
+    }, dispatch)
+    live.set(run, settled)
+    const onAbort = () => run.cancel(String(signal.reason))
+    signal?.addEventListener('abort', onAbort, { once: true })
+    try {
+      return present(await settled)
+    } finally {
+      signal?.removeEventListener('abort', onAbort)
+      live.delete(run)
+    }
+  }
+}
+
+/** Settles every run in flight as `runtime disposed` and waits for their isolates to end. */
+async function dispose(own) {
+  own.disposed = true
+  const pending = [...own.live]
+  for (const [run] of pending) run.cancel('runtime disposed')
+  await Promise.all(pending.map(([, settled]) => settled))
+}
+
+export default V8CodeRuntime

@@ -1,0 +1,84 @@
+// Binding namespaces: the seam's misuse checks, and the host side of every binding call.
+import { types } from 'node:util'
+import {
+  DUNDER_MEMBER,
+  PORTABLE_RESERVED_WORDS,
+  RESERVED_BINDING_GLOBALS,
+  RESERVED_ERROR_MEMBERS,
+} from '@deepseek-ai/dsh-code-runtime'
+import { PREFIX } from './config.js'
+import { losslessJsonText } from './lossless.js'
+
+/** The seam does not export its identifier rule; this is the same pattern. */
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+const misuse = (message) => new Error(`${PREFIX} ${message}`)
+const usable = (name) => typeof name === 'string' && IDENTIFIER.test(name) && !PORTABLE_RESERVED_WORDS.has(name)
+
+/**
+ * Rejects caller misuse in the seam's order: every global first, then every error class.
+ * @param {import('@deepseek-ai/dsh-code-runtime').CodeBindingNamespace[]} namespaces
+ */
+export function checkBindings(namespaces) {
+  const globals = new Set()
+  for (const { global } of namespaces) {
+    if (!usable(global)) throw misuse(`binding global ${JSON.stringify(global)} is not a usable identifier`)
+    if (RESERVED_BINDING_GLOBALS.has(global)) throw misuse(`reserved binding global ${JSON.stringify(global)}`)
+    if (globals.has(global)) throw misuse(`duplicate binding global ${JSON.stringify(global)}`)
+    globals.add(global)
+  }
+  const injected = new Set(globals)
+  for (const { errorClass } of namespaces) {
+    if (errorClass === undefined) continue
+    const { name, memberNameProperty } = errorClass
+    if (!usable(name)) throw misuse(`binding error class ${JSON.stringify(name)} is not a usable identifier`)
+    if (RESERVED_BINDING_GLOBALS.has(name)) throw misuse(`reserved binding global ${JSON.stringify(name)}`)
+    if (injected.has(name)) throw misuse(`duplicate injected global ${JSON.stringify(name)}`)
+    injected.add(name)
+    if (typeof memberNameProperty !== 'string' || memberNameProperty === '' ||
+      RESERVED_ERROR_MEMBERS.has(memberNameProperty) || DUNDER_MEMBER.test(memberNameProperty)) {
+      throw misuse(`binding error member property ${JSON.stringify(memberNameProperty)} is not usable`)
+    }
+  }
+}
+
+/** What a failed host call tells the program: an Error's message, anything else as text. */
+function describeFailure(error) {
+  try {
+    return error instanceof Error || types.isNativeError(error) ? String(error.message) : String(error)
+  } catch {
+    return 'binding failed with an unrenderable value'
+  }
+}
+
+const failure = (message) => 'E' + JSON.stringify(message)
+
+/**
+ * The program side's view of the namespaces, and the host function that serves its calls.
+ * Answers are tagged JSON text: `V<value>` or `E<message>`.
+ */
+export function planBindings(namespaces) {
+  const names = namespaces.map(({ functions }) => Object.keys(functions))
+  const described = namespaces.map(({ global, errorClass }, index) =>
+    [global, names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
+  const params = [
+    ...namespaces.map(({ global }) => global),
+    ...namespaces.filter(({ errorClass }) => errorClass).map(({ errorClass }) => errorClass.name),
+    'console',
+  ]
+  const dispatch = async (namespaceIndex, nameIndex, argsJson) => {
+    const { global, functions } = namespaces[namespaceIndex]
+    const name = names[namespaceIndex][nameIndex]
+    const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
+    if (typeof fn !== 'function') return failure(`unknown binding ${JSON.stringify(`${global}.${name}`)}`)
+    let value
+    try {
+      value = await Reflect.apply(fn, undefined, [JSON.parse(argsJson)])
+    } catch (error) {
+      return failure(describeFailure(error))
+    }
+    const json = losslessJsonText(value)
+    return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
+  }
+  return { params, namespacesJson: JSON.stringify(described), dispatch }
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Runs cargo with the environment our build needs. When a prebuilt V8 archive for this target
+// sits in ../shared/v8 (machines that cannot download it), the v8 crate is pointed at it;
+// elsewhere nothing is set and the crate downloads its official archive as usual.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+
+const archiveNames = {
+  'linux-x64': 'librusty_v8_simdutf_release_x86_64-unknown-linux-gnu.a.gz',
+}
+
+/** The environment for cargo: RUSTY_V8_ARCHIVE only when a local archive exists. */
+export function cargoEnv(env = process.env) {
+  if (env.RUSTY_V8_ARCHIVE) return env
+  const name = archiveNames[`${process.platform}-${process.arch}`]
+  const archive = name && join(root, '..', 'shared', 'v8', name)
+  return archive && existsSync(archive) ? { ...env, RUSTY_V8_ARCHIVE: archive } : env
+}
+
+export function run(command, args) {
+  const done = spawnSync(command, args, { cwd: root, env: cargoEnv(), stdio: 'inherit' })
+  if (done.error) throw done.error
+  return done.status ?? 1
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.exit(run('cargo', process.argv.slice(2)))
+}

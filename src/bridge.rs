@@ -1,0 +1,156 @@
+//! The napi surface: start a run, cancel it, and settle runs that never need an isolate.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi_derive::napi;
+
+use crate::ledger::{Ending, FailureKind, Ledger, Settled};
+use crate::run::{BindingDispatch, Limits, RunJob, RunShared};
+
+/// One run as the JavaScript wrapper describes it (limits already validated there).
+#[napi(object)]
+pub struct NativeRunRequest {
+  /// TypeScript or JavaScript: the body of an async function.
+  pub program: String,
+  /// The program function's parameters: namespace globals, error-class names, `console`.
+  pub params: Vec<String>,
+  /// `JSON.stringify` of `[[global, memberNames, errorClassName?, memberNameProperty?], ...]`.
+  pub namespaces_json: String,
+  pub compute_ms: f64,
+  pub max_wall_ms: f64,
+  pub max_output_bytes: f64,
+  pub max_old_generation_size_mb: f64,
+  pub compute_message: String,
+  pub wall_message: String,
+  pub heap_message: String,
+}
+
+/// A settled run: strings cross as UTF-16 so lone surrogates survive; the value as JSON text.
+pub struct SettledJs(Settled);
+
+impl ToNapiValue for SettledJs {
+  unsafe fn to_napi_value(raw_env: sys::napi_env, settled: Self) -> Result<sys::napi_value> {
+    let env = Env::from_raw(raw_env);
+    let Settled { logs, value, error } = settled.0;
+    let mut object = Object::new(&env)?;
+    let mut array = env.create_array(logs.len() as u32)?;
+    for (index, entry) in logs.iter().enumerate() {
+      array.set(index as u32, env.create_string_utf16(entry)?)?;
+    }
+    object.set("logs", array)?;
+    if let Some(json) = value {
+      object.set("valueJson", json)?;
+    }
+    if let Some((kind, message)) = error {
+      object.set("kind", kind.as_str())?;
+      object.set("message", env.create_string_utf16(&message)?)?;
+    }
+    // SAFETY: `raw_env` is the live environment this conversion was called with.
+    unsafe { Object::to_napi_value(raw_env, object) }
+  }
+}
+
+type Deliver = Box<dyn FnOnce(Env) -> Result<SettledJs>>;
+type DispatchFn = ThreadsafeFunction<FnArgs<(u32, u32, String)>, Promise<String>, FnArgs<(u32, u32, String)>, Status, false>;
+
+/// Settles a run that ends before any isolate exists (a pre-aborted signal), through the ledger.
+#[napi(ts_return_type = "NativeSettled")]
+pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16String) -> Result<SettledJs> {
+  let kind = match kind.as_str() {
+    "abort" => FailureKind::Abort,
+    "exception" => FailureKind::Exception,
+    other => return Err(Error::new(Status::InvalidArg, format!("unexpected failure kind {other:?}"))),
+  };
+  let ending = Ending::Failure(kind, message.to_vec());
+  Ok(SettledJs(Ledger::new(max_output_bytes as usize).settle(ending)))
+}
+
+/// Isolate threads alive in this process: zero once every run has settled.
+#[napi]
+pub fn live_isolate_threads() -> u32 {
+  crate::run::live_isolate_threads() as u32
+}
+
+/// One program run on its own isolate thread.
+#[napi]
+pub struct NativeRun {
+  shared: Mutex<Option<Arc<RunShared>>>,
+}
+
+#[napi]
+impl NativeRun {
+  #[napi(constructor)]
+  #[allow(clippy::new_without_default, reason = "a JavaScript constructor")]
+  pub fn new() -> Self {
+    Self { shared: Mutex::new(None) }
+  }
+
+  /// Strips the program's types and starts it; resolves once its isolate thread is done.
+  #[napi(ts_return_type = "Promise<NativeSettled>")]
+  pub fn start<'env>(
+    &self,
+    env: &'env Env,
+    request: NativeRunRequest,
+    dispatch: Function<'env, FnArgs<(u32, u32, String)>, Promise<String>>,
+  ) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<SettledJs, Deliver>()?;
+    let limits = Limits {
+      compute: Duration::from_secs_f64(request.compute_ms / 1000.0),
+      wall: Duration::from_secs_f64(request.max_wall_ms / 1000.0),
+      heap_bytes: (request.max_old_generation_size_mb * 1024.0 * 1024.0) as usize,
+      max_output_bytes: request.max_output_bytes as usize,
+      compute_message: request.compute_message,
+      wall_message: request.wall_message,
+      heap_message: request.heap_message,
+    };
+    let shared = RunShared::new(limits);
+    *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared.clone());
+    let deliver: Box<dyn FnOnce(Settled) + Send> = Box::new(move |settled: Settled| {
+      deferred.resolve(Box::new(move |_| Ok(SettledJs(settled))));
+    });
+    let program = match crate::strip::strip_types(&request.program) {
+      Ok(program) => program,
+      Err(message) => {
+        // A strip failure starts no isolate.
+        shared.finish(Ending::Failure(FailureKind::Exception, message.encode_utf16().collect()));
+        deliver(shared.settle());
+        return Ok(promise);
+      }
+    };
+    let tsfn: Arc<DispatchFn> =
+      Arc::new(dispatch.build_threadsafe_function().callee_handled::<false>().build()?);
+    let dispatch = BindingDispatch::new(move |namespace, name, args_json| {
+      let tsfn = tsfn.clone();
+      Box::pin(async move {
+        let answer = tsfn.call_async_catch((namespace, name, args_json).into()).await;
+        answer.map_err(|error| error.reason.clone())?.await.map_err(|error| error.reason.clone())
+      })
+    });
+    crate::platform::submit(RunJob {
+      shared,
+      program,
+      params: request.params,
+      namespaces_json: request.namespaces_json,
+      dispatch: Some(dispatch),
+      deliver,
+    });
+    Ok(promise)
+  }
+
+  /// Stops the run at once with `abort` and this reason (an abort signal, or disposal).
+  #[napi]
+  pub fn cancel(&self, reason: Utf16String) {
+    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+      shared.finish(Ending::Failure(FailureKind::Abort, reason.to_vec()));
+    }
+  }
+}
+
+#[napi_derive::module_init]
+fn initialise_v8() {
+  crate::platform::ensure_initialised();
+}

@@ -1,0 +1,214 @@
+// The program's world: console, process, timers, binding namespaces and error classes.
+// Runs once per isolate before the program; every intrinsic it uses later is captured here,
+// so a program that rewrites globals cannot change how its results are delivered.
+
+const core = globalThis.Deno.core;
+const {
+  op_dsh_log,
+  op_dsh_args_json,
+  op_dsh_binding_call,
+  op_dsh_settle_value,
+  op_dsh_settle_thrown,
+  op_dsh_exit,
+} = core.ops;
+const { createTimer, cancelTimer } = core;
+const nativeQueueMicrotask = globalThis.queueMicrotask;
+
+const ErrorCtor = Error;
+const ErrorPrototype = Error.prototype;
+const TypeErrorCtor = TypeError;
+const JSONParse = JSON.parse;
+const MapCtor = Map;
+const MapPrototypeGet = Map.prototype.get;
+const MapPrototypeSet = Map.prototype.set;
+const MapPrototypeDelete = Map.prototype.delete;
+const NumberCtor = Number;
+const ObjectCreate = Object.create;
+const ObjectDefineProperty = Object.defineProperty;
+const ObjectPrototypeIsPrototypeOf = Object.prototype.isPrototypeOf;
+const PromiseCtor = Promise;
+const PromisePrototypeThen = Promise.prototype.then;
+const ReflectApply = Reflect.apply;
+const StringCtor = String;
+const StringPrototypeSlice = String.prototype.slice;
+
+const sealed = { enumerable: true, writable: false, configurable: false };
+
+function rejected(error) {
+  return new PromiseCtor((_, reject) => reject(error));
+}
+
+// The text of a thrown value: an Error's stack (else message), anything else as String(x).
+function renderThrown(thrown) {
+  try {
+    let text = thrown;
+    if (thrown !== null && (typeof thrown === 'object' || typeof thrown === 'function') &&
+      ReflectApply(ObjectPrototypeIsPrototypeOf, ErrorPrototype, [thrown])) {
+      text = thrown.stack;
+      if (text === undefined || text === null) text = thrown.message;
+    }
+    return typeof text === 'string' ? text : StringCtor(text);
+  } catch {
+    return 'program threw an unrenderable value';
+  }
+}
+
+// An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run.
+function reportUncaught(error) {
+  op_dsh_settle_thrown(renderThrown(error));
+}
+core.setReportExceptionCallback(reportUncaught);
+core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
+  reportUncaught(reason);
+  return true;
+});
+
+function emit(args) {
+  let text = '';
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const part = typeof arg === 'string' ? arg : inspect(arg);
+    text = i === 0 ? part : text + ' ' + part;
+  }
+  op_dsh_log(text);
+}
+
+const console = ObjectCreate(null);
+for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+  ObjectDefineProperty(console, level, {
+    value: { [level](...args) { emit(args); } }[level],
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
+}
+
+function makeStream() {
+  return {
+    write(chunk, encoding, callback) {
+      op_dsh_log(typeof chunk === 'string' ? chunk : StringCtor(chunk));
+      const done = typeof encoding === 'function' ? encoding : callback;
+      if (typeof done === 'function') nativeQueueMicrotask(() => done(null));
+      return true;
+    },
+  };
+}
+
+const process = {
+  env: {},
+  stdout: makeStream(),
+  stderr: makeStream(),
+  exit(code) {
+    op_dsh_exit(code === undefined ? 0 : NumberCtor(code) | 0);
+  },
+};
+
+const timers = new MapCtor();
+let nextTimerId = 1;
+
+function schedule(callback, delay, args, repeat) {
+  if (typeof callback !== 'function') {
+    throw new TypeErrorCtor('The "callback" argument must be of type function');
+  }
+  const id = nextTimerId++;
+  const fire = () => {
+    if (!repeat) ReflectApply(MapPrototypeDelete, timers, [id]);
+    try {
+      ReflectApply(callback, undefined, args);
+    } catch (error) {
+      reportUncaught(error);
+    }
+  };
+  ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
+  return id;
+}
+
+function unschedule(id) {
+  const timer = ReflectApply(MapPrototypeGet, timers, [id]);
+  if (timer !== undefined) {
+    ReflectApply(MapPrototypeDelete, timers, [id]);
+    cancelTimer(timer);
+  }
+}
+
+const world = {
+  console,
+  process,
+  setTimeout: function setTimeout(callback, delay, ...args) { return schedule(callback, delay, args, false); },
+  setInterval: function setInterval(callback, delay, ...args) { return schedule(callback, delay, args, true); },
+  clearTimeout: function clearTimeout(id) { unschedule(id); },
+  clearInterval: function clearInterval(id) { unschedule(id); },
+  queueMicrotask: function queueMicrotask(callback) {
+    if (typeof callback !== 'function') {
+      throw new TypeErrorCtor('The "callback" argument must be of type function');
+    }
+    nativeQueueMicrotask(() => {
+      try {
+        callback();
+      } catch (error) {
+        reportUncaught(error);
+      }
+    });
+  },
+};
+for (const name in world) {
+  ObjectDefineProperty(globalThis, name, { value: world[name], enumerable: false, writable: true, configurable: true });
+}
+delete globalThis.Deno;
+delete globalThis.__bootstrap;
+
+// One constructor per namespace with an errorClass, built as (memberName, message).
+function makeErrorClass(name, memberNameProperty) {
+  const BindingCallError = class extends ErrorCtor {
+    constructor(memberName, message) {
+      super(message);
+      ObjectDefineProperty(this, 'name', { ...sealed, value: name });
+      ObjectDefineProperty(this, memberNameProperty, { ...sealed, value: memberName });
+    }
+  };
+  return BindingCallError;
+}
+
+function makeBinding(namespaceIndex, nameIndex, makeError) {
+  const settle = (tagged) => {
+    const body = ReflectApply(StringPrototypeSlice, tagged, [1]);
+    if (tagged[0] === 'V') return JSONParse(body);
+    throw makeError(JSONParse(body));
+  };
+  return (args) => {
+    const json = op_dsh_args_json(args);
+    if (json === undefined) return rejected(makeError('binding arguments must be lossless JSON'));
+    return ReflectApply(PromisePrototypeThen, op_dsh_binding_call(namespaceIndex, nameIndex, json), [settle]);
+  };
+}
+
+// Builds the program's arguments from the namespaces, calls it and reports how it settles.
+// `namespaces` is [[global, names, errorClassName?, memberNameProperty?], ...].
+function start(program, namespacesJson) {
+  const namespaces = JSONParse(namespacesJson);
+  const objects = [];
+  const errorClasses = [];
+  for (let n = 0; n < namespaces.length; n++) {
+    const [, names, errorName, memberNameProperty] = namespaces[n];
+    const object = ObjectCreate(null);
+    let makeError;
+    if (errorName) {
+      const ErrorClass = makeErrorClass(errorName, memberNameProperty);
+      errorClasses[errorClasses.length] = ErrorClass;
+      makeError = (member) => (message) => new ErrorClass(member, message);
+    } else {
+      makeError = () => (message) => new ErrorCtor(message);
+    }
+    for (let i = 0; i < names.length; i++) {
+      ObjectDefineProperty(object, names[i], { ...sealed, value: makeBinding(n, i, makeError(names[i])) });
+    }
+    objects[objects.length] = object;
+  }
+  const args = [...objects, ...errorClasses, console];
+  ReflectApply(PromisePrototypeThen, ReflectApply(program, undefined, args), [
+    (value) => op_dsh_settle_value(value),
+    (error) => op_dsh_settle_thrown(renderThrown(error)),
+  ]);
+}
+
+return start;

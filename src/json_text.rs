@@ -1,0 +1,143 @@
+//! `JSON.stringify`'s string form, measured and written from UTF-16 code units.
+//!
+//! Program text is UTF-16 and may hold lone surrogates, which a Rust `String` cannot; these
+//! helpers let the ledger meter such text exactly and the bridge carry it as valid JSON.
+
+const HIGH: std::ops::RangeInclusive<u16> = 0xD800..=0xDBFF;
+const LOW: std::ops::RangeInclusive<u16> = 0xDC00..=0xDFFF;
+
+/// One code point of a UTF-16 string: how many units it spans and what its JSON form costs.
+fn next_code_point(units: &[u16], at: usize) -> (usize, usize) {
+  let unit = units[at];
+  if HIGH.contains(&unit) && units.get(at + 1).is_some_and(|next| LOW.contains(next)) {
+    return (2, 4);
+  }
+  let bytes = match unit {
+    0x22 | 0x5C | 0x08 | 0x09 | 0x0A | 0x0C | 0x0D => 2,
+    0x00..=0x1F => 6,
+    0x20..=0x7F => 1,
+    0x80..=0x7FF => 2,
+    0xD800..=0xDFFF => 6,
+    _ => 3,
+  };
+  (1, bytes)
+}
+
+/// Bytes of `JSON.stringify(s)` (quotes included), or `None` once they pass `budget`.
+pub fn string_cost_up_to(units: &[u16], budget: usize) -> Option<usize> {
+  let mut cost = 2;
+  let mut at = 0;
+  while at < units.len() {
+    if cost > budget {
+      return None;
+    }
+    let (width, bytes) = next_code_point(units, at);
+    cost += bytes;
+    at += width;
+  }
+  (cost <= budget).then_some(cost)
+}
+
+/// Bytes of `JSON.stringify(s)`, quotes included.
+pub fn string_cost(units: &[u16]) -> usize {
+  string_cost_up_to(units, usize::MAX).unwrap_or(usize::MAX)
+}
+
+/// The longest prefix of `units` (ending on a code point boundary) whose JSON form, quotes
+/// included, fits `budget` bytes; `None` when not even `""` fits.
+pub fn fitting_prefix(units: &[u16], budget: usize) -> Option<usize> {
+  let mut cost = 2;
+  if cost > budget {
+    return None;
+  }
+  let mut at = 0;
+  while at < units.len() {
+    let (width, bytes) = next_code_point(units, at);
+    if cost + bytes > budget {
+      break;
+    }
+    cost += bytes;
+    at += width;
+  }
+  Some(at)
+}
+
+/// Appends `JSON.stringify(s)` to `out`: the escapes V8 writes, lone surrogates as `\udxxx`.
+pub fn push_json_string(out: &mut String, units: &[u16]) {
+  out.push('"');
+  for decoded in char::decode_utf16(units.iter().copied()) {
+    match decoded {
+      Ok('"') => out.push_str("\\\""),
+      Ok('\\') => out.push_str("\\\\"),
+      Ok('\u{8}') => out.push_str("\\b"),
+      Ok('\t') => out.push_str("\\t"),
+      Ok('\n') => out.push_str("\\n"),
+      Ok('\u{c}') => out.push_str("\\f"),
+      Ok('\r') => out.push_str("\\r"),
+      Ok(c) if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+      Ok(c) => out.push(c),
+      Err(lone) => out.push_str(&format!("\\u{:04x}", lone.unpaired_surrogate())),
+    }
+  }
+  out.push('"');
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn utf16(s: &str) -> Vec<u16> {
+    s.encode_utf16().collect()
+  }
+
+  #[test]
+  fn costs_each_escape_class() {
+    let cases: [(&[u16], usize); 9] = [
+      (&utf16("fits"), 6),
+      (&utf16("\"\\"), 6),
+      (&utf16("\u{8}\t\n\u{c}\r"), 12),
+      (&utf16("\u{0}\u{1f}"), 14),
+      (&utf16("\u{7f}"), 3),
+      (&utf16("€"), 5),
+      (&utf16("😀"), 6),
+      (&[0xD800], 8),
+      (&utf16("\u{2028}\u{2029}"), 8),
+    ];
+    for (units, cost) in cases {
+      assert_eq!(string_cost(units), cost, "{units:?}");
+    }
+  }
+
+  #[test]
+  fn gives_up_past_the_budget_without_scanning_everything() {
+    let quotes = vec![u16::from(b'"'); 10_000];
+    assert_eq!(string_cost_up_to(&quotes, 32), None);
+    assert_eq!(fitting_prefix(&quotes, 32), Some(15));
+    assert_eq!(string_cost_up_to(&utf16("fits"), 6), Some(6));
+    assert_eq!(string_cost_up_to(&utf16("fits"), 5), None);
+  }
+
+  #[test]
+  fn truncates_between_whole_code_points() {
+    assert_eq!(fitting_prefix(&utf16("x"), 1), None);
+    assert_eq!(fitting_prefix(&utf16("x"), 2), Some(0));
+    assert_eq!(fitting_prefix(&utf16("a😀"), 6), Some(1));
+    assert_eq!(fitting_prefix(&utf16("a😀"), 7), Some(3));
+    let mut gauntlet = utf16("\"\\\u{8}\t\n\u{c}\r\u{0}😀");
+    gauntlet.push(0xD800);
+    gauntlet.extend(utf16("€a"));
+    let mut with_z = gauntlet.clone();
+    with_z.push(u16::from(b'z'));
+    assert_eq!(fitting_prefix(&with_z, string_cost(&gauntlet)), Some(gauntlet.len()));
+  }
+
+  #[test]
+  fn writes_what_json_stringify_writes() {
+    let mut out = String::new();
+    let mut units = utf16("a\"\\\u{1}\n😀");
+    units.push(0xDC00);
+    push_json_string(&mut out, &units);
+    assert_eq!(out, "\"a\\\"\\\\\\u0001\\n😀\\udc00\"");
+    assert_eq!(out.len(), string_cost(&units));
+  }
+}

@@ -1,0 +1,13 @@
+//! dsh-code-runtime-v8: runs one model-written TypeScript program per call in its own V8
+//! isolate, inside Node, and gives back only what it printed and returned.
+
+mod bridge;
+pub mod json_text;
+pub mod ledger;
+mod lossless;
+mod ops;
+mod platform;
+mod run;
+mod stack;
+pub mod strip;
+mod watchdog;

@@ -1,0 +1,266 @@
+//! The lossless-JSON check, decided with V8's own type tests, writing `JSON.stringify`'s text.
+//!
+//! Each property is read exactly once, against prototypes captured before the program ran, so a
+//! program that rewrites `Object`, `Array`, `JSON` or `Reflect` cannot change the verdict.
+
+use std::collections::HashMap;
+
+use deno_core::v8;
+
+use crate::json_text::push_json_string;
+
+/// Why a value could not be written.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refusal {
+  /// Not lossless JSON (or a getter threw while it was read).
+  NotLossless,
+  /// Lossless, but its text is longer than the budget.
+  TooLarge,
+}
+
+/// The intrinsic prototypes a lossless container may have, captured before the program runs.
+pub struct Intrinsics {
+  pub object_prototype: v8::Global<v8::Object>,
+  pub array_prototype: v8::Global<v8::Object>,
+}
+
+enum Frame<'s> {
+  Array { array: v8::Local<'s, v8::Array>, length: u32, next: u32 },
+  Object { object: v8::Local<'s, v8::Object>, keys: v8::Local<'s, v8::Array>, next: u32 },
+}
+
+impl<'s> Frame<'s> {
+  fn container(&self) -> v8::Local<'s, v8::Object> {
+    match self {
+      Frame::Array { array, .. } => (*array).into(),
+      Frame::Object { object, .. } => *object,
+    }
+  }
+}
+
+/// Text of at most `budget` bytes; past it only validation goes on.
+struct Output {
+  text: String,
+  budget: usize,
+  over: bool,
+}
+
+impl Output {
+  fn push(&mut self, piece: &str) {
+    if self.over {
+      return;
+    }
+    if self.text.len() + piece.len() > self.budget {
+      self.over = true;
+    } else {
+      self.text.push_str(piece);
+    }
+  }
+}
+
+/// Writes `value` as JSON text of at most `budget` bytes, refusing anything that is not lossless.
+pub fn to_json_text<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  intrinsics: &Intrinsics,
+  value: v8::Local<'s, v8::Value>,
+  budget: usize,
+) -> Result<String, Refusal> {
+  v8::tc_scope!(let scope, scope);
+  let object_prototype = v8::Local::new(scope, &intrinsics.object_prototype);
+  let array_prototype = v8::Local::new(scope, &intrinsics.array_prototype);
+  let mut out = Output { text: String::new(), budget, over: false };
+  let mut stack: Vec<Frame> = Vec::new();
+  // Identity hashes of the containers being written (its ancestors): a repeat is a cycle.
+  let mut open: HashMap<i32, u32> = HashMap::new();
+  let mut pending = Some(value);
+
+  loop {
+    if let Some(value) = pending.take() {
+      let opened = write_value(scope, &mut out, value, object_prototype, array_prototype)?;
+      if let Some(frame) = opened {
+        let container = frame.container();
+        let count = open.entry(container.get_identity_hash().get()).or_default();
+        // Identity hashes can collide, so a match is confirmed against the open containers.
+        if *count > 0 && stack.iter().any(|ancestor| ancestor.container() == container) {
+          return Err(Refusal::NotLossless);
+        }
+        *count += 1;
+        stack.push(frame);
+      }
+    }
+    let Some(frame) = stack.last_mut() else { break };
+    let next_value = match frame {
+      Frame::Array { array, length, next } => {
+        if *next == *length {
+          None
+        } else {
+          if *next > 0 {
+            out.push(",");
+          }
+          let element = array.get_index(scope, *next);
+          *next += 1;
+          Some(element)
+        }
+      }
+      Frame::Object { object, keys, next } => {
+        if *next == keys.length() {
+          None
+        } else {
+          if *next > 0 {
+            out.push(",");
+          }
+          let key = keys.get_index(scope, *next).ok_or(Refusal::NotLossless)?;
+          let key: v8::Local<v8::String> = key.try_cast().map_err(|_| Refusal::NotLossless)?;
+          write_string(scope, &mut out, key);
+          out.push(":");
+          let property = object.get(scope, key.into());
+          *next += 1;
+          Some(property)
+        }
+      }
+    };
+    match next_value {
+      Some(Some(value)) if !scope.has_caught() => pending = Some(value),
+      Some(_) => return Err(Refusal::NotLossless),
+      None => {
+        let done = stack.pop().expect("a frame is open");
+        out.push(if matches!(done, Frame::Array { .. }) { "]" } else { "}" });
+        if let Some(count) = open.get_mut(&done.container().get_identity_hash().get()) {
+          *count -= 1;
+        }
+      }
+    }
+  }
+  if out.over { Err(Refusal::TooLarge) } else { Ok(out.text) }
+}
+
+/// Writes a scalar, or opens a container and returns its frame.
+fn write_value<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  out: &mut Output,
+  value: v8::Local<'s, v8::Value>,
+  object_prototype: v8::Local<'s, v8::Object>,
+  array_prototype: v8::Local<'s, v8::Object>,
+) -> Result<Option<Frame<'s>>, Refusal> {
+  if value.is_null() {
+    out.push("null");
+  } else if value.is_true() {
+    out.push("true");
+  } else if value.is_false() {
+    out.push("false");
+  } else if value.is_number() {
+    let number = value.number_value(scope).ok_or(Refusal::NotLossless)?;
+    if !number.is_finite() || (number == 0.0 && number.is_sign_negative()) {
+      return Err(Refusal::NotLossless);
+    }
+    let text = value.to_rust_string_lossy(scope);
+    out.push(&text);
+  } else if value.is_string() {
+    let string: v8::Local<v8::String> = value.try_cast().map_err(|_| Refusal::NotLossless)?;
+    write_string(scope, out, string);
+  } else if value.is_proxy() || !value.is_object() || is_exotic(&value) {
+    return Err(Refusal::NotLossless);
+  } else if value.is_array() {
+    let array: v8::Local<v8::Array> = value.try_cast().map_err(|_| Refusal::NotLossless)?;
+    if array.get_prototype(scope) != Some(array_prototype.into()) {
+      return Err(Refusal::NotLossless);
+    }
+    let length = array.length();
+    // Dense and undecorated: exactly the indices and `length`, nothing else, hidden or not.
+    let own = own_keys(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES)?;
+    if own.length() != length.checked_add(1).ok_or(Refusal::NotLossless)? {
+      return Err(Refusal::NotLossless);
+    }
+    out.push("[");
+    return Ok(Some(Frame::Array { array, length, next: 0 }));
+  } else {
+    let object: v8::Local<v8::Object> = value.try_cast().map_err(|_| Refusal::NotLossless)?;
+    let prototype = object.get_prototype(scope).ok_or(Refusal::NotLossless)?;
+    if !prototype.is_null() && prototype != v8::Local::<v8::Value>::from(object_prototype) {
+      return Err(Refusal::NotLossless);
+    }
+    let all = own_keys(scope, object, v8::PropertyFilter::ALL_PROPERTIES)?;
+    let keys = own_keys(
+      scope,
+      object,
+      v8::PropertyFilter::ONLY_ENUMERABLE | v8::PropertyFilter::SKIP_SYMBOLS,
+    )?;
+    // A symbol or non-enumerable key would be silently dropped by JSON: refuse instead.
+    if all.length() != keys.length() {
+      return Err(Refusal::NotLossless);
+    }
+    out.push("{");
+    return Ok(Some(Frame::Object { object, keys, next: 0 }));
+  }
+  Ok(None)
+}
+
+fn own_keys<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  object: v8::Local<'s, v8::Object>,
+  property_filter: v8::PropertyFilter,
+) -> Result<v8::Local<'s, v8::Array>, Refusal> {
+  object
+    .get_own_property_names(
+      scope,
+      v8::GetPropertyNamesArgs {
+        mode: v8::KeyCollectionMode::OwnOnly,
+        property_filter,
+        index_filter: v8::IndexFilter::IncludeIndices,
+        key_conversion: v8::KeyConversionMode::ConvertToString,
+      },
+    )
+    .ok_or(Refusal::NotLossless)
+}
+
+/// Containers whose state JSON cannot carry, whatever their prototype says.
+fn is_exotic(value: &v8::Value) -> bool {
+  value.is_function()
+    || value.is_date()
+    || value.is_reg_exp()
+    || value.is_map()
+    || value.is_set()
+    || value.is_weak_map()
+    || value.is_weak_set()
+    || value.is_promise()
+    || value.is_array_buffer()
+    || value.is_shared_array_buffer()
+    || value.is_array_buffer_view()
+    || value.is_number_object()
+    || value.is_string_object()
+    || value.is_boolean_object()
+    || value.is_big_int_object()
+    || value.is_symbol_object()
+    || value.is_native_error()
+    || value.is_generator_object()
+    || value.is_map_iterator()
+    || value.is_set_iterator()
+    || value.is_module_namespace_object()
+    || value.is_arguments_object()
+    || value.is_external()
+    || value.is_wasm_module_object()
+}
+
+/// Reads a string as UTF-16 (lone surrogates kept) and writes its JSON form.
+fn write_string(scope: &mut v8::PinScope<'_, '_>, out: &mut Output, string: v8::Local<v8::String>) {
+  if out.over {
+    return;
+  }
+  let length = string.length();
+  // Every code unit costs at least one byte, so a longer string cannot fit: skip the copy.
+  if out.text.len() + length + 2 > out.budget {
+    out.over = true;
+    return;
+  }
+  let units = read_utf16(scope, string);
+  let mut piece = String::with_capacity(length + 2);
+  push_json_string(&mut piece, &units);
+  out.push(&piece);
+}
+
+/// The UTF-16 code units of a V8 string.
+pub fn read_utf16(scope: &v8::Isolate, string: v8::Local<v8::String>) -> Vec<u16> {
+  let mut units = vec![0u16; string.length()];
+  string.write_v2(scope, 0, &mut units, v8::WriteFlags::empty());
+  units
+}

@@ -1,0 +1,123 @@
+//! The ops the program's world calls: logs, completion, exit and binding calls.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use deno_core::{JsRuntime, OpState, op2, v8};
+use deno_error::JsErrorBox;
+
+use crate::ledger::{Ending, FailureKind};
+use crate::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
+use crate::run::{BindingDispatch, RunShared};
+
+/// What the ops of one run share, kept in its `OpState`.
+pub struct RunContext {
+  pub shared: Arc<RunShared>,
+  pub dispatch: Option<BindingDispatch>,
+  pub intrinsics: Intrinsics,
+}
+
+fn with_context<R>(scope: &v8::Isolate, f: impl FnOnce(&RunContext) -> R) -> R {
+  let state = JsRuntime::op_state_from(scope);
+  let state = state.borrow();
+  f(state.borrow::<RunContext>())
+}
+
+/// Admits one log entry; `false` once the output budget is spent (the run is then over).
+#[op2(nofast)]
+pub fn op_dsh_log(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8::String>) -> bool {
+  let units = read_utf16(scope, text);
+  with_context(scope, |run| run.shared.admit_log(units))
+}
+
+/// The lossless JSON text of a binding argument, or `undefined` when it is not lossless.
+// Getters run while the value is read, so these two re-enter JavaScript.
+#[op2(reentrant)]
+#[string]
+pub fn op_dsh_args_json<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  value: v8::Local<'s, v8::Value>,
+) -> Option<String> {
+  let state = JsRuntime::op_state_from(scope);
+  let state = state.borrow();
+  let run = state.borrow::<RunContext>();
+  to_json_text(scope, &run.intrinsics, value, usize::MAX).ok()
+}
+
+/// The program's promise fulfilled with `value`.
+#[op2(nofast, reentrant)]
+pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) {
+  let state = JsRuntime::op_state_from(scope);
+  let state = state.borrow();
+  let run = state.borrow::<RunContext>();
+  let ending = if value.is_undefined() {
+    Ending::NoValue
+  } else {
+    match to_json_text(scope, &run.intrinsics, value, run.shared.remaining_output()) {
+      Ok(json) => Ending::Value(json),
+      Err(Refusal::TooLarge) => Ending::TooLarge,
+      Err(Refusal::NotLossless) => Ending::Failure(
+        FailureKind::InvalidOutput,
+        "program completion must be lossless JSON".encode_utf16().collect(),
+      ),
+    }
+  };
+  run.shared.finish(ending);
+}
+
+/// The program threw (or an error escaped a timer or a rejection); `text` is already rendered.
+#[op2(nofast)]
+pub fn op_dsh_settle_thrown(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8::String>) {
+  let remaining = with_context(scope, |run| run.shared.remaining_output());
+  // Every code unit costs at least a byte: a longer text cannot fit, so it is never copied.
+  let ending = if text.length() > remaining {
+    Ending::TooLarge
+  } else {
+    Ending::Failure(FailureKind::Exception, read_utf16(scope, text))
+  };
+  with_context(scope, |run| run.shared.finish(ending));
+}
+
+/// `process.exit(code)`.
+#[op2(nofast)]
+pub fn op_dsh_exit(scope: &mut v8::PinScope<'_, '_>, code: i32) {
+  let message = format!("worker exited with code {code} before completing");
+  with_context(scope, |run| {
+    run.shared.finish(Ending::Failure(FailureKind::WorkerExit, message.encode_utf16().collect()))
+  });
+}
+
+/// Calls a host binding; resolves with `V<json>` or `E<json message>` from the host wrapper.
+#[op2]
+#[string]
+pub async fn op_dsh_binding_call(
+  state: Rc<RefCell<OpState>>,
+  namespace: u32,
+  name: u32,
+  #[string] args_json: String,
+) -> Result<String, JsErrorBox> {
+  let dispatch = state.borrow().borrow::<RunContext>().dispatch.clone();
+  let Some(dispatch) = dispatch else {
+    return Err(JsErrorBox::generic("no host bindings are available to this run"));
+  };
+  dispatch.call(namespace, name, args_json).await.map_err(JsErrorBox::generic)
+}
+
+deno_core::extension!(
+  dsh_program,
+  ops = [
+    op_dsh_log,
+    op_dsh_args_json,
+    op_dsh_settle_value,
+    op_dsh_settle_thrown,
+    op_dsh_exit,
+    op_dsh_binding_call,
+  ],
+  middleware = |op| match op.name {
+    // `op_print` writes to Node's own stdout; `op_panic` would abort the host.
+    "op_print" | "op_panic" | "op_import_sync" | "op_eval_context" | "op_serialize"
+    | "op_deserialize" | "op_read" | "op_write" | "op_close" | "op_try_close" => op.disable(),
+    _ => op,
+  },
+);

@@ -1,0 +1,94 @@
+//! Stack traces that show only the program's own frames, at its own lines and columns.
+
+use deno_core::v8;
+
+/// Scripts of ours (and deno_core's) carry `ext:` names; the program's script has none.
+const INTERNAL_SCRIPT_PREFIX: &str = "ext:";
+
+fn call_method<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  object: v8::Local<'s, v8::Object>,
+  name: &str,
+  args: &[v8::Local<'s, v8::Value>],
+) -> Option<v8::Local<'s, v8::Value>> {
+  let key = v8::String::new(scope, name)?;
+  let method: v8::Local<v8::Function> = object.get(scope, key.into())?.try_cast().ok()?;
+  method.call(scope, object.into(), args)
+}
+
+fn is_internal<'s>(scope: &mut v8::PinScope<'s, '_>, site: v8::Local<'s, v8::Object>) -> bool {
+  call_method(scope, site, "getFileName", &[])
+    .filter(|name| name.is_string())
+    .is_some_and(|name| name.to_rust_string_lossy(scope).starts_with(INTERNAL_SCRIPT_PREFIX))
+}
+
+/// `Name: message`, as `Error.prototype.toString` would read it at the time the stack is built.
+fn header<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>) -> String {
+  let Ok(object) = error.try_cast::<v8::Object>() else {
+    return error.to_rust_string_lossy(scope);
+  };
+  let read = |key: &str, fallback: &str| {
+    let key = v8::String::new(scope, key).expect("short key");
+    match object.get(scope, key.into()) {
+      Some(value) if !value.is_undefined() => {
+        value.to_string(scope).map(|text| text.to_rust_string_lossy(scope)).unwrap_or_default()
+      }
+      _ => fallback.to_owned(),
+    }
+  };
+  let name = read("name", "Error");
+  let message = read("message", "");
+  match (name.is_empty(), message.is_empty()) {
+    (true, _) => message,
+    (_, true) => name,
+    _ => format!("{name}: {message}"),
+  }
+}
+
+/// V8's prepare-stack-trace hook: drops our frames, then defers to a program's own
+/// `Error.prepareStackTrace` or writes V8's usual format.
+pub fn prepare_stack_trace<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  error: v8::Local<'s, v8::Value>,
+  sites: v8::Local<'s, v8::Array>,
+) -> v8::Local<'s, v8::Value> {
+  v8::tc_scope!(let scope, scope);
+  let mut kept = Vec::new();
+  for index in 0..sites.length() {
+    let Some(site) = sites.get_index(scope, index).and_then(|site| site.try_cast::<v8::Object>().ok()) else {
+      continue;
+    };
+    if !is_internal(scope, site) {
+      kept.push(site);
+    }
+  }
+  let global = scope.get_current_context().global(scope);
+  let user_hook = v8::String::new(scope, "Error")
+    .and_then(|key| global.get(scope, key.into()))
+    .and_then(|error_ctor| error_ctor.try_cast::<v8::Object>().ok())
+    .and_then(|error_ctor| {
+      let key = v8::String::new(scope, "prepareStackTrace")?;
+      let hook = error_ctor.get(scope, key.into())?.try_cast::<v8::Function>().ok()?;
+      Some((error_ctor, hook))
+    });
+  if let Some((error_ctor, hook)) = user_hook {
+    let elements: Vec<v8::Local<v8::Value>> = kept.iter().map(|site| (*site).into()).collect();
+    let array = v8::Array::new_with_elements(scope, &elements);
+    if let Some(result) = hook.call(scope, error_ctor.into(), &[error, array.into()]) {
+      return result;
+    }
+    if scope.has_caught() {
+      scope.rethrow();
+    }
+    return v8::undefined(scope).into();
+  }
+  let mut text = header(scope, error);
+  for site in kept {
+    if let Some(frame) = call_method(scope, site, "toString", &[]) {
+      text.push_str("\n    at ");
+      text.push_str(&frame.to_rust_string_lossy(scope));
+    }
+  }
+  scope.reset();
+  v8::String::new(scope, &text).map(Into::into).unwrap_or_else(|| v8::undefined(scope).into())
+}

@@ -21,6 +21,12 @@ export function cargoEnv(env = process.env) {
   return archive && existsSync(archive) ? { ...env, RUSTY_V8_ARCHIVE: archive } : env
 }
 
+/** The host's target triple: `napi build` builds for it explicitly, so tests share its target dir. */
+export function hostTarget() {
+  const version = spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout ?? ''
+  return /^host: (\S+)$/m.exec(version)?.[1]
+}
+
 export function run(command, args) {
   const done = spawnSync(command, args, { cwd: root, env: cargoEnv(), stdio: 'inherit' })
   if (done.error) throw done.error
@@ -28,5 +34,7 @@ export function run(command, args) {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  process.exit(run('cargo', process.argv.slice(2)))
+  const args = process.argv.slice(2)
+  if (args[0] === 'test' && !args.includes('--target')) args.push('--target', hostTarget())
+  process.exit(run('cargo', args))
 }

@@ -5,6 +5,7 @@ mod bridge;
 pub mod json_text;
 pub mod ledger;
 mod lossless;
+mod modules;
 mod ops;
 mod platform;
 mod run;

@@ -259,6 +259,7 @@ fn execute_program(
   let create_params = v8::CreateParams::default().heap_limits(0, shared.limits.heap_bytes);
   let mut js = JsRuntime::try_new(RuntimeOptions {
     extensions: vec![dsh_program::init()],
+    module_loader: Some(std::rc::Rc::new(crate::modules::NoModules)),
     create_params: Some(create_params),
     ..Default::default()
   })

@@ -1,0 +1,31 @@
+// Shared set-up: a fresh cordis context with the plugin loaded, as a host would do it.
+import { Context } from '@deepseek-ai/cordis'
+import V8CodeRuntime from 'dsh-code-runtime-v8'
+
+export { V8CodeRuntime }
+
+/** Loads the plugin into a new context; `dispose()` unloads it. */
+export async function setup(config) {
+  const ctx = new Context()
+  const fiber = await ctx.plugin(V8CodeRuntime, config)
+  return { ctx, fiber, runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
+}
+
+/** The PTC consumer's namespace shape: `tools`, rejections as `ToolCallError` with `toolName`. */
+export function tools(functions) {
+  return [{ global: 'tools', functions, errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' } }]
+}
+
+/** Bytes the ledger counts for a result. */
+export function outputBytes(result) {
+  const tail = result.error ? result.error.message : result.value
+  return Buffer.byteLength(JSON.stringify(result.logs)) + (tail === undefined ? 0 : Buffer.byteLength(JSON.stringify(tail)))
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Threads of this process, from /proc. */
+export async function threadCount() {
+  const { readdir } = await import('node:fs/promises')
+  return (await readdir('/proc/self/task')).length
+}

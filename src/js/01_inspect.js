@@ -30,7 +30,8 @@ const {
   op_get_non_index_property_names: getNonIndexPropertyNames,
 } = inspectOps;
 
-const uncurry = (fn) => (self, ...args) => Reflect.apply(fn, self, args);
+const InspectReflectApply = Reflect.apply;
+const uncurry = (fn) => (self, ...args) => InspectReflectApply(fn, self, args);
 const ArrayIsArray = Array.isArray;
 const ArrayPrototypeSplice = uncurry(Array.prototype.splice);
 const DatePrototypeGetTime = uncurry(Date.prototype.getTime);
@@ -761,7 +762,7 @@ function formatValue(ctx, value, recurseTimes) {
   const custom = proxy === null ? value[customInspectSymbol] : undefined;
   if (typeof custom === 'function' && custom !== inspect) {
     const depth = ctx.depth - recurseTimes;
-    const result = Reflect.apply(custom, context, [depth, { depth, breakLength: ctx.breakLength }, inspect]);
+    const result = InspectReflectApply(custom, context, [depth, { depth, breakLength: ctx.breakLength }, inspect]);
     if (result !== context) {
       if (typeof result !== 'string') return formatValue(ctx, result, recurseTimes);
       return result;

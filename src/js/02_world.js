@@ -32,7 +32,8 @@ const ReflectApply = Reflect.apply;
 const StringCtor = String;
 const StringPrototypeSlice = String.prototype.slice;
 
-const sealed = { enumerable: true, writable: false, configurable: false };
+// Descriptors have no prototype: a program may define `get` or `set` on Object.prototype.
+const sealed = { __proto__: null, enumerable: true, writable: false, configurable: false };
 
 function rejected(error) {
   return new PromiseCtor((_, reject) => reject(error));
@@ -76,6 +77,7 @@ function emit(args) {
 const console = ObjectCreate(null);
 for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
   ObjectDefineProperty(console, level, {
+    __proto__: null,
     value: { [level](...args) { emit(args); } }[level],
     enumerable: true,
     writable: true,
@@ -152,7 +154,7 @@ const world = {
   },
 };
 for (const name in world) {
-  ObjectDefineProperty(globalThis, name, { value: world[name], enumerable: false, writable: true, configurable: true });
+  ObjectDefineProperty(globalThis, name, { __proto__: null, value: world[name], enumerable: false, writable: true, configurable: true });
 }
 delete globalThis.Deno;
 delete globalThis.__bootstrap;
@@ -162,8 +164,8 @@ function makeErrorClass(name, memberNameProperty) {
   const BindingCallError = class extends ErrorCtor {
     constructor(memberName, message) {
       super(message);
-      ObjectDefineProperty(this, 'name', { ...sealed, value: name });
-      ObjectDefineProperty(this, memberNameProperty, { ...sealed, value: memberName });
+      ObjectDefineProperty(this, 'name', { __proto__: null, ...sealed, value: name });
+      ObjectDefineProperty(this, memberNameProperty, { __proto__: null, ...sealed, value: memberName });
     }
   };
   return BindingCallError;
@@ -177,7 +179,7 @@ function makeBinding(namespaceIndex, nameIndex, makeError) {
   };
   return (args) => {
     const json = op_dsh_args_json(args);
-    if (json === undefined) return rejected(makeError('binding arguments must be lossless JSON'));
+    if (!json) return rejected(makeError('binding arguments must be lossless JSON'));
     return ReflectApply(PromisePrototypeThen, op_dsh_binding_call(namespaceIndex, nameIndex, json), [settle]);
   };
 }
@@ -200,7 +202,7 @@ function start(program, namespacesJson) {
       makeError = () => (message) => new ErrorCtor(message);
     }
     for (let i = 0; i < names.length; i++) {
-      ObjectDefineProperty(object, names[i], { ...sealed, value: makeBinding(n, i, makeError(names[i])) });
+      ObjectDefineProperty(object, names[i], { __proto__: null, ...sealed, value: makeBinding(n, i, makeError(names[i])) });
     }
     objects[objects.length] = object;
   }

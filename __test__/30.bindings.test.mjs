@@ -1,0 +1,223 @@
+// Host bindings: calls from the isolate to host functions, and what crosses in each direction.
+import { spawnSync } from 'node:child_process'
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep, tools } from './helpers.mjs'
+
+let runtime, dispose
+before(async () => ({ runtime, dispose } = await setup({ computeMs: 20_000 })))
+after(() => dispose())
+
+const run = (program, bindings = []) => runtime.run({ program, bindings })
+
+describe('the program side', () => {
+  test('a namespace is a null-prototype object of sealed own functions; names are plain keys', async () => {
+    const result = await run(`
+      const d = Object.getOwnPropertyDescriptor(tools, 'echo')
+      return [Object.getPrototypeOf(tools) === null, typeof d.value, d.enumerable, d.writable, d.configurable,
+        typeof tools.hasOwnProperty, Object.keys(tools),
+        await tools.__proto__({}), await tools.constructor({}), await tools.toString({})]
+    `, tools({
+      echo: async (x) => x,
+      ['__proto__']: async () => 'proto-ok',
+      constructor: async () => 'ctor-ok',
+      toString: async () => 'tostring-ok',
+    }))
+    assert.deepStrictEqual(result.value, [true, 'function', true, false, false, 'undefined',
+      ['echo', '__proto__', 'constructor', 'toString'], 'proto-ok', 'ctor-ok', 'tostring-ok'])
+  })
+
+  test('a host Error becomes the namespace error class, with its member name', async () => {
+    const result = await run(`
+      try { await tools.fail({}) } catch (e) {
+        const own = (k) => { const d = Object.getOwnPropertyDescriptor(e, k); return [d.value, d.enumerable, d.writable, d.configurable] }
+        return { isTyped: e instanceof ToolCallError, isError: e instanceof Error, ctorName: ToolCallError.name,
+          name: own('name'), toolName: own('toolName'), message: e.message, text: String(e) }
+      }
+    `, tools({ fail: async () => { throw new Error('nope') } }))
+    assert.deepStrictEqual(result.value, {
+      isTyped: true, isError: true, ctorName: 'BindingCallError',
+      name: ['ToolCallError', true, false, false], toolName: ['fail', true, false, false],
+      message: 'nope', text: 'ToolCallError: nope',
+    })
+  })
+
+  test('a thrown non-Error and a synchronous throw reject with String(x)', async () => {
+    const result = await run(`
+      const out = []
+      for (const name of ['failRaw', 'failSync']) {
+        try { await tools[name]({}) } catch (e) { out.push([e.name, e.toolName, e.message]) }
+      }
+      return out
+    `, tools({ failRaw: async () => { throw 'raw-nope' }, failSync: () => { throw new TypeError('sync-nope') } }))
+    assert.deepStrictEqual(result.value, [['ToolCallError', 'failRaw', 'raw-nope'], ['ToolCallError', 'failSync', 'sync-nope']])
+  })
+
+  test('a generic descriptor names its own class and member', async () => {
+    const result = await run(`
+      try { await helpers.fail({}) } catch (e) {
+        return { isTyped: e instanceof HelperCallError, name: e.name, helperName: e.helperName, message: e.message }
+      }
+    `, [{ global: 'helpers', functions: { fail: async () => { throw new Error('nope') } }, errorClass: { name: 'HelperCallError', memberNameProperty: 'helperName' } }])
+    assert.deepStrictEqual(result.value, { isTyped: true, name: 'HelperCallError', helperName: 'fail', message: 'nope' })
+  })
+
+  test('a program may construct the error class itself', async () => {
+    const result = await run('const e = new ToolCallError("search", "made"); return [e.name, e.toolName, e.message, e instanceof ToolCallError]', tools({}))
+    assert.deepStrictEqual(result.value, ['ToolCallError', 'search', 'made', true])
+  })
+
+  test('without an errorClass, rejections are plain Errors', async () => {
+    const result = await run(`
+      try { await api.fail({}) } catch (e) { return [e.constructor === Error, e.name, 'toolName' in e, e.message] }
+    `, [{ global: 'api', functions: { fail: async () => { throw new Error('plain') } } }])
+    assert.deepStrictEqual(result.value, [true, 'Error', false, 'plain'])
+  })
+})
+
+describe('arguments and answers are lossless JSON', () => {
+  test('the host sees a fresh plain copy of the first argument, with this undefined', async () => {
+    const seen = []
+    const result = await run('return await tools.echo({ n: 1, nested: [true, null, "s"] }, "ignored")', tools({
+      echo: function (args) { seen.push([this, args, Object.getPrototypeOf(args) === Object.prototype]); return { echoed: args } },
+    }))
+    assert.deepStrictEqual(result.value, { echoed: { n: 1, nested: [true, null, 's'] } })
+    assert.deepStrictEqual(seen, [[undefined, { n: 1, nested: [true, null, 's'] }, true]])
+  })
+
+  test('a lossy argument rejects and the host function is never called', async () => {
+    let calls = 0
+    const result = await run(`
+      const lossy = [undefined, () => tools.x(), () => tools.x(undefined), () => tools.x(new Date(0)), () => tools.x(-0),
+        () => tools.x(NaN), () => tools.x(1n), () => tools.x([1, , 3]), () => { const a = []; a.push(a); return tools.x(a) },
+        () => tools.x(new Proxy({}, {})), () => tools.x(Object.assign([1], { extra: 1 })), () => tools.x(new Map()),
+        () => tools.x({ get boom() { throw new Error('getter') } }), () => tools.x({ [Symbol('s')]: 1 }),
+        () => tools.x(Object.defineProperty({}, 'hidden', { value: 1 })), () => tools.x(new (class Foo {})())]
+      const out = []
+      for (const call of lossy.slice(1)) {
+        try { await call(); out.push('resolved') } catch (e) { out.push(e instanceof ToolCallError && e.toolName === 'x' ? e.message : 'wrong') }
+      }
+      return out
+    `, tools({ x: async () => { calls++; return 1 } }))
+    assert.deepStrictEqual(result.value, new Array(15).fill('binding arguments must be lossless JSON'))
+    assert.equal(calls, 0)
+  })
+
+  test('shared references are copied and an own __proto__ key survives as data', async () => {
+    const result = await run(`
+      const shared = { v: 1 }
+      const arg = JSON.parse('{"__proto__": {"polluted": true}, "a": 1}')
+      arg.left = shared; arg.right = shared
+      return await tools.echo(arg)
+    `, tools({ echo: async (args) => ({ keys: Object.keys(args), own: Object.hasOwn(args, '__proto__'), args }) }))
+    const expected = JSON.parse('{"keys":["__proto__","a","left","right"],"own":true,"args":{"__proto__":{"polluted":true},"a":1,"left":{"v":1},"right":{"v":1}}}')
+    assert.deepStrictEqual(result.value, expected)
+    assert.equal(({}).polluted, undefined)
+  })
+
+  test('a lossy resolution or a throwing getter rejects the call', async () => {
+    const result = await run(`
+      const out = []
+      for (const name of ['nothing', 'date', 'getter', 'nan']) {
+        try { await tools[name]({}); out.push('resolved') } catch (e) { out.push(e.message) }
+      }
+      return out
+    `, tools({
+      nothing: async () => {},
+      date: async () => new Date(0),
+      getter: async () => ({ get boom() { throw new Error('getter') } }),
+      nan: async () => [NaN],
+    }))
+    assert.deepStrictEqual(result.value, new Array(4).fill('binding resolution must be lossless JSON'))
+  })
+
+  test('an unknown member rejects with its quoted name', async () => {
+    const result = await run('try { await tools.x({}) } catch (e) { return [e.toolName, e.message] }', tools({ x: 42 }))
+    assert.deepStrictEqual(result.value, ['x', 'unknown binding "tools.x"'])
+  })
+
+  test('lone surrogates, __proto__ keys and every finite number cross both ways exactly', async () => {
+    const payload = { s: 'a\ud800b\udc00c😀', n: [5e-324, 1e21, 1.5, -2, 0, 123456789.123], '__proto__': [1] }
+    const result = await run(`
+      const back = await tools.echo(JSON.parse(${JSON.stringify(JSON.stringify(payload))}))
+      return [back, back.s.length, back.s.charCodeAt(1)]
+    `, tools({ echo: async (x) => x }))
+    assert.deepStrictEqual(result.value, [JSON.parse(JSON.stringify(payload)), 7, 0xd800])
+  })
+
+  test('5000-deep nesting crosses both ways and completes', async () => {
+    const result = await run(`
+      let v = null
+      for (let i = 0; i < 5000; i++) v = [v]
+      const back = await tools.echo(v)
+      let depth = 0
+      for (let x = back; x !== null; x = x[0]) depth++
+      return [depth, back]
+    `, tools({ echo: async (x) => x }))
+    assert.equal(result.value[0], 5000)
+    let depth = 0
+    for (let x = result.value[1]; x !== null; x = x[0]) {
+      assert.ok(Array.isArray(x) && x.length === 1)
+      depth++
+    }
+    assert.equal(depth, 5000)
+  })
+})
+
+describe('the bridge', () => {
+  test('100 parallel calls overlap on the host', async () => {
+    let inFlight = 0
+    let peak = 0
+    const result = await run('return (await Promise.all(Array.from({ length: 100 }, (_, i) => tools.slow({ i })))).length', tools({
+      slow: async ({ i }) => { inFlight++; peak = Math.max(peak, inFlight); await sleep(20); inFlight--; return i },
+    }))
+    assert.deepStrictEqual(result, { logs: [], value: 100 })
+    assert.equal(peak, 100)
+  })
+
+  test('calls still work after the program rewrites every boundary intrinsic', async () => {
+    const result = await run(`
+      const define = Object.defineProperty
+      const targets = []
+      for (const C of [Array, Object, Number, Reflect, Set, String, JSON, Map]) {
+        for (const key of Object.getOwnPropertyNames(C)) targets.push([C, key])
+        if (C.prototype) for (const key of Object.getOwnPropertyNames(C.prototype)) targets.push([C.prototype, key])
+      }
+      for (let i = 0; i < targets.length; i++) {
+        try { targets[i][0][targets[i][1]] = () => { throw new Error('mutated') } } catch {}
+      }
+      Function.prototype.toString = () => 'function Object() { [native code] }'
+      define(Object.prototype, 'get', { get() { throw new Error('get') }, configurable: true })
+      for (const name of ['Array', 'Object', 'Number', 'Reflect', 'Set', 'String', 'JSON', 'Error', 'Function', 'Map']) globalThis[name] = undefined
+      const echoed = await tools.echo({ n: 1 })
+      let failure
+      try { await tools.fail({}) } catch (e) { failure = { typed: e instanceof ToolCallError, name: e.name, toolName: e.toolName, message: e.message } }
+      return { echoed, failure }
+    `, tools({ echo: async (x) => ({ echoed: x }), fail: async () => { throw new Error('denied') } }))
+    assert.deepStrictEqual(result, { logs: [], value: {
+      echoed: { echoed: { n: 1 } },
+      failure: { typed: true, name: 'ToolCallError', toolName: 'fail', message: 'denied' },
+    } })
+  })
+
+  test('a run makes 100 000 calls', async () => {
+    const result = await run('let sum = 0; for (let i = 0; i < 100000; i++) sum += await tools.one({}); return sum', tools({ one: async () => 1 }))
+    assert.deepStrictEqual(result, { logs: [], value: 100000 })
+  })
+
+  test('a script that only loads the plugin exits at once', () => {
+    const script = `
+      import { Context } from '@deepseek-ai/cordis'
+      import V8CodeRuntime from 'dsh-code-runtime-v8'
+      const ctx = new Context()
+      await ctx.plugin(V8CodeRuntime)
+      const result = await ctx.codeRuntime.run({ program: 'return 1', bindings: [] })
+      console.log(JSON.stringify(result))
+    `
+    const started = Date.now()
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('.', import.meta.url), encoding: 'utf8', timeout: 20_000 })
+    assert.equal(child.status, 0, child.stderr)
+    assert.equal(child.stdout, '{"logs":[],"value":1}\n')
+    assert.ok(Date.now() - started < 10_000)
+  })
+})

@@ -2,6 +2,7 @@
 //! isolate, inside Node, and gives back only what it printed and returned.
 
 mod bridge;
+mod buffers;
 pub mod json_text;
 pub mod ledger;
 mod lossless;

@@ -256,7 +256,10 @@ fn execute_program(
     .map_err(|error| format!("could not start the isolate's event loop: {error}"))?;
   // deno_core aborts the process if V8 posts a delayed task outside a tokio context.
   let _entered = tokio.enter();
-  let create_params = v8::CreateParams::default().heap_limits(0, shared.limits.heap_bytes);
+  let buffers = crate::buffers::BufferBudget::new(shared.limits.heap_bytes);
+  let create_params = v8::CreateParams::default()
+    .heap_limits(0, shared.limits.heap_bytes)
+    .array_buffer_allocator(crate::buffers::counting_allocator(&buffers));
   let mut js = JsRuntime::try_new(RuntimeOptions {
     extensions: vec![dsh_program::init()],
     module_loader: Some(std::rc::Rc::new(crate::modules::NoModules)),
@@ -266,7 +269,15 @@ fn execute_program(
   .map_err(|error| format!("could not create an isolate: {error}"))?;
 
   let on_heap_limit = shared.clone();
+  let isolate: *mut v8::Isolate = &mut **js.v8_isolate();
   js.add_near_heap_limit_callback(move |current, _initial| {
+    // SAFETY: V8 calls this on the isolate thread while the isolate (owned by `js`) is alive.
+    let used = unsafe { (*isolate).get_heap_statistics() }.used_heap_size();
+    if buffers.take_refusal() && used < current / 4 * 3 {
+      // A refused ArrayBuffer made V8 collect as a last resort while the heap itself has room:
+      // the program gets its RangeError, and the heap limit stays where it is.
+      return current;
+    }
     on_heap_limit.finish(RunShared::failure(FailureKind::WorkerExit, &on_heap_limit.limits.heap_message));
     // Room for V8 to unwind the terminated program instead of reaching its fatal OOM path.
     current.saturating_mul(2)

@@ -1,0 +1,261 @@
+// Budgets and the output ledger: every stop holds for every loop shape, and output is byte-exact.
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { outputBytes, setup, sleep, tools } from './helpers.mjs'
+
+// Loops that V8 may optimise until termination is never delivered (embedding notes §12.1).
+const LOOP_SHAPES = {
+  'empty for': 'for (;;) {}',
+  'map with an inlined callback': 'let n = 0; for (;;) { [1, 2, 3].map((x) => x + n++) }',
+  'Array fill': 'let n = 0; for (;;) { new Array(1000).fill(n++) }',
+  'sort with a comparator': 'let n = 0; for (;;) { [3, 1, 2].sort((a, b) => a - b + (n++ & 0)) }',
+  'push and truncate': 'const a = []; let i = 0; for (;;) { a.push(i++); if (a.length > 1000) a.length = 0 }',
+  'String of a number': 'let n = 0; for (;;) { n += String(n).length }',
+  'JSON round trip': 'let n = 0; for (;;) { JSON.parse(JSON.stringify({ a: n++ })) }',
+  'RegExp test': 'let n = 0; for (;;) { /a+b/.test("aaaa" + n++) }',
+  'String methods': 'for (;;) { "abc".repeat(10).split("").join("-").toUpperCase() }',
+  'TypedArray map and sort': 'const t = new Float64Array(1000); for (;;) { t.map((x) => x + 1).sort() }',
+  'TypedArray fill': 'const t = new Int32Array(1000); let n = 0; for (;;) { t.fill(n++) }',
+  'generator': 'function* g() { for (;;) yield 1 } let s = 0; for (const x of g()) { s += x }',
+  'reduce, filter and some': 'const a = Array.from({ length: 100 }, (_, i) => i); for (;;) { a.filter((x) => x & 1).reduce((s, x) => s + x, 0); a.some((x) => x < 0) }',
+  'throw and catch': 'for (;;) { try { throw 1 } catch {} }',
+  'Map and Set': 'const m = new Map(); const s = new Set(); let n = 0; for (;;) { m.set(n & 1023, n); s.add(n++ & 1023) }',
+  'recursion in a loop': 'function f(n) { return n ? f(n - 1) : 0 } for (;;) { f(100) }',
+  'spread and Math.max': 'const a = [1, 2, 3]; for (;;) { Math.max(...a, ...[..."abc"].map(Number)) }',
+  'labelled nested loops': 'outer: for (let i = 0; ; i++) { for (let j = 0; j < 10; j++) { if (j === 5) continue outer } }',
+  'async loop': 'for (;;) { await null }',
+  'promise chain flood': 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})',
+  'hot interval': 'setInterval(() => { for (let i = 0; i < 1e6; i++); }, 0); await new Promise(() => {})',
+}
+
+describe('every stop reason ends every loop shape', () => {
+  test('compute budget', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 250, maxWallMs: 30_000 })
+    for (const [shape, program] of Object.entries(LOOP_SHAPES)) {
+      const result = await runtime.run({ program, bindings: [] })
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'timeout', message: 'compute budget exhausted (250ms busy)' } }, shape)
+    }
+    await dispose()
+  })
+
+  test('wall ceiling', async () => {
+    const { runtime, dispose } = await setup({ maxWallMs: 250 })
+    for (const [shape, program] of Object.entries(LOOP_SHAPES)) {
+      const result = await runtime.run({ program, bindings: [] })
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'timeout', message: 'wall-clock ceiling reached (250ms)' } }, shape)
+    }
+    await dispose()
+  })
+
+  test('abort', async () => {
+    const { runtime, dispose } = await setup()
+    for (const [shape, program] of Object.entries(LOOP_SHAPES)) {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort('stop-now'), 250)
+      const result = await runtime.run({ program, bindings: [], signal: controller.signal })
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'stop-now' } }, shape)
+    }
+    await dispose()
+  })
+
+  test('disposal', async () => {
+    const { runtime, dispose } = await setup()
+    const runs = Object.values(LOOP_SHAPES).map((program) => runtime.run({ program, bindings: [] }))
+    await sleep(300)
+    await dispose()
+    for (const [index, result] of (await Promise.all(runs)).entries()) {
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } }, Object.keys(LOOP_SHAPES)[index])
+    }
+  })
+})
+
+describe('compute budget', () => {
+  test('waiting on a binding costs nothing', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 1000 })
+    const result = await runtime.run({
+      program: 'return await tools.slow({})',
+      bindings: tools({ slow: () => new Promise((resolve) => setTimeout(() => resolve('slow-done'), 1500)) }),
+    })
+    assert.deepStrictEqual(result, { logs: [], value: 'slow-done' })
+    await dispose()
+  })
+
+  test('a hot loop counts while a decoy binding call is pending', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 300, maxWallMs: 30_000 })
+    const result = await runtime.run({
+      program: 'console.log("before"); void tools.never({}); for (;;) {}',
+      bindings: tools({ never: () => new Promise(() => {}) }),
+    })
+    assert.deepStrictEqual(result, { logs: ['before'], error: { kind: 'timeout', message: 'compute budget exhausted (300ms busy)' } })
+    await dispose()
+  })
+})
+
+describe('heap cap', () => {
+  const GROWTH = {
+    'arrays of arrays (fatal for Node itself)': 'const a = []; for (;;) a.push(new Array(1000).fill(a.length))',
+    'objects': 'const a = []; for (;;) a.push({ i: a.length, s: "v" + a.length })',
+    'strings': 'const a = []; for (;;) a.push("x".repeat(1000) + a.length)',
+    'maps': 'const m = new Map(); for (let i = 0; ; i++) m.set(i, { i })',
+    'closures': 'const f = []; for (let i = 0; ; i++) f.push(() => i)',
+    'one big array': 'const a = []; for (let i = 0; ; i++) a[i] = i + 0.5',
+  }
+  const exhausted = { logs: [], error: { kind: 'worker-exit', message: 'JS heap out of memory: the program exceeded maxOldGenerationSizeMb (32 MB)' } }
+
+  test('every growth pattern ends as worker-exit and the next run works', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32, computeMs: 30_000 })
+    for (const [pattern, program] of Object.entries(GROWTH)) {
+      assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), exhausted, pattern)
+      assert.deepStrictEqual(await runtime.run({ program: 'return "alive"', bindings: [] }), { logs: [], value: 'alive' })
+    }
+    await dispose()
+  })
+
+  test('50 out-of-memory runs in a row leave the host healthy', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32, computeMs: 30_000 })
+    const before = process.memoryUsage().rss
+    for (let i = 0; i < 50; i++) {
+      assert.deepStrictEqual(await runtime.run({ program: GROWTH['arrays of arrays (fatal for Node itself)'], bindings: [] }), exhausted)
+    }
+    assert.deepStrictEqual(await runtime.run({ program: 'return "alive"', bindings: [] }), { logs: [], value: 'alive' })
+    const grown = process.memoryUsage().rss - before
+    assert.ok(grown < 200 * 1024 * 1024, `resident memory grew by ${grown} bytes`)
+    await dispose()
+  })
+
+  test('ArrayBuffers count against the cap and an over-ask is a catchable RangeError', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32 })
+    const result = await runtime.run({
+      program: `
+        const out = []
+        try { new ArrayBuffer(33 * 1024 * 1024) } catch (e) { out.push(String(e)) }
+        const kept = []
+        try { for (;;) kept.push(new Uint8Array(1024 * 1024)) } catch (e) { out.push(kept.length < 32, String(e)) }
+        kept.length = 0
+        return out
+      `,
+      bindings: [],
+    })
+    assert.deepStrictEqual(result, { logs: [], value: [
+      'RangeError: Array buffer allocation failed', true, 'RangeError: Array buffer allocation failed',
+    ] })
+    await dispose()
+  })
+
+  test('memory that would bypass the cap is not available', async () => {
+    const { runtime, dispose } = await setup()
+    const result = await runtime.run({
+      program: `
+        const out = [typeof WebAssembly]
+        for (const C of [ArrayBuffer, SharedArrayBuffer]) {
+          try { new C(8, { maxByteLength: 2 ** 32 }) } catch (e) { out.push(String(e)) }
+        }
+        const plain = new ArrayBuffer(8)
+        out.push(plain instanceof ArrayBuffer, plain.constructor === ArrayBuffer, plain.slice(2).byteLength)
+        return out
+      `,
+      bindings: [],
+    })
+    assert.deepStrictEqual(result.value, [
+      'undefined',
+      "RangeError: resizable ArrayBuffers are not available: their memory would escape the run's heap cap",
+      "RangeError: resizable SharedArrayBuffers are not available: their memory would escape the run's heap cap",
+      true, true, 6,
+    ])
+    await dispose()
+  })
+})
+
+describe('output ledger', () => {
+  const withCap = (maxOutputBytes) => setup({ maxOutputBytes })
+  const limit = (max, logs = []) => ({ logs, error: { kind: 'output-limit', message: `outer output exceeded ${max} bytes` } })
+
+  test('UTF-8 boundary: "€" fits at 7 and not at 6', async () => {
+    let { runtime, dispose } = await withCap(7)
+    assert.deepStrictEqual(await runtime.run({ program: 'return "€"', bindings: [] }), { logs: [], value: '€' })
+    await dispose();
+    ({ runtime, dispose } = await withCap(6))
+    assert.deepStrictEqual(await runtime.run({ program: 'return "€"', bindings: [] }), { logs: [], error: { kind: 'output-limit', message: 'ou' } })
+    await dispose()
+  })
+
+  test('logs and value share the cap', async () => {
+    let { runtime, dispose } = await withCap(11)
+    assert.deepStrictEqual(await runtime.run({ program: 'console.log("abc"); return "xy"', bindings: [] }), { logs: ['abc'], value: 'xy' })
+    assert.deepStrictEqual(await runtime.run({ program: 'console.log("abc"); throw "xy"', bindings: [] }), { logs: ['abc'], error: { kind: 'exception', message: 'xy' } })
+    await dispose();
+    ({ runtime, dispose } = await withCap(10))
+    const cut = { logs: [], error: { kind: 'output-limit', message: 'outer ' } }
+    assert.deepStrictEqual(await runtime.run({ program: 'console.log("abc"); return "xy"', bindings: [] }), cut)
+    assert.deepStrictEqual(await runtime.run({ program: 'console.log("abc"); throw "xy"', bindings: [] }), cut)
+    await dispose()
+  })
+
+  test('an overflowing log is repacked under the full message', async () => {
+    const { runtime, dispose } = await withCap(4096)
+    const result = await runtime.run({ program: 'console.log("x".repeat(10000)); return 1', bindings: [] })
+    assert.deepStrictEqual(result, limit(4096, ['x'.repeat(4058)]))
+    assert.equal(outputBytes(result), 4096)
+    await dispose()
+  })
+
+  test('a flood of logs stops at the cap', async () => {
+    const { runtime, dispose } = await withCap(300)
+    const result = await runtime.run({ program: 'for (let i = 0; i < 1000; i++) console.log("spam line", i); return 1', bindings: [] })
+    assert.deepStrictEqual(result.error, { kind: 'output-limit', message: 'outer output exceeded 300 bytes' })
+    assert.equal('value' in result, false)
+    assert.ok(result.logs.length > 0)
+    assert.ok(Buffer.byteLength(JSON.stringify(result.logs)) < 300)
+    assert.deepStrictEqual(result.logs.slice(0, 3), ['spam line 0', 'spam line 1', 'spam line 2'])
+    await dispose()
+  })
+
+  test('escapes are metered: one log of emoji, quotes and backslashes at 96', async () => {
+    const { runtime, dispose } = await withCap(96)
+    const result = await runtime.run({ program: 'console.log("start-" + "😀\\"\\\\\\n".repeat(100)); return 1', bindings: [] })
+    assert.equal(result.error.kind, 'output-limit')
+    assert.equal(result.logs.length, 1)
+    assert.ok(result.logs[0].startsWith('start-'))
+    assert.ok(outputBytes(result) <= 96)
+    await dispose()
+  })
+
+  test('oversized values and messages never cross', async () => {
+    const { runtime, dispose } = await withCap(64)
+    assert.deepStrictEqual(await runtime.run({ program: 'return "y".repeat(10000)', bindings: [] }), limit(64))
+    assert.deepStrictEqual(await runtime.run({ program: 'throw new Error("x".repeat(1e6))', bindings: [] }), limit(64))
+    await dispose()
+  })
+
+  test('a strip failure obeys a cap of 4', async () => {
+    const { runtime, dispose } = await withCap(4)
+    const result = await runtime.run({ program: 'enum E { A }\nreturn 1', bindings: [] })
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'output-limit', message: '' } })
+    await dispose()
+  })
+
+  test('lone surrogates are metered at 6 bytes and survive', async () => {
+    const { runtime, dispose } = await withCap(2 + 8 + 8)
+    const result = await runtime.run({ program: 'console.log("\\ud800"); return "\\udc00"', bindings: [] })
+    assert.deepStrictEqual(result, { logs: ['\ud800'], value: '\udc00' })
+    assert.equal(outputBytes(result), 18)
+    await dispose()
+  })
+
+  test('the default cap takes a value of exactly its size, and not one byte more', async () => {
+    const { runtime, dispose } = await setup()
+    const fits = await runtime.run({ program: 'return "x".repeat(67108860)', bindings: [] })
+    assert.equal(fits.error, undefined)
+    assert.equal(fits.value.length, 67108860)
+    assert.deepStrictEqual(await runtime.run({ program: 'return "x".repeat(67108861)', bindings: [] }), limit(67108864))
+    assert.deepStrictEqual(await runtime.run({ program: 'return new Array(50000).fill(7)', bindings: [] }), { logs: [], value: new Array(50000).fill(7) })
+    await dispose()
+  })
+
+  test('a run killed by a budget still shows what it printed', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 200 })
+    const result = await runtime.run({ program: 'console.log("one"); console.log("two"); for (;;) {}', bindings: [] })
+    assert.deepStrictEqual(result, { logs: ['one', 'two'], error: { kind: 'timeout', message: 'compute budget exhausted (200ms busy)' } })
+    await dispose()
+  })
+})

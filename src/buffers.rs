@@ -1,0 +1,116 @@
+//! ArrayBuffer memory counted against the run's cap: V8's heap limit does not include it.
+
+use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use deno_core::v8;
+
+/// The bytes backing stores may hold, and how many they hold now.
+pub struct BufferBudget {
+  limit: usize,
+  used: AtomicUsize,
+  /// Set when a request was refused: V8 then runs last-resort collections that reach the
+  /// near-heap-limit callback, which must not mistake them for the heap being full.
+  refused: std::sync::atomic::AtomicBool,
+}
+
+impl BufferBudget {
+  /// Reserves `len` bytes; `false` (and nothing reserved) when they would pass the limit.
+  fn reserve(&self, len: usize) -> bool {
+    self
+      .used
+      .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
+        used.checked_add(len).filter(|total| *total <= self.limit)
+      })
+      .is_ok()
+  }
+
+  /// Whether a request was refused since the last call.
+  pub fn take_refusal(&self) -> bool {
+    self.refused.swap(false, Ordering::SeqCst)
+  }
+
+  fn release(&self, len: usize) {
+    self.used.fetch_sub(len, Ordering::SeqCst);
+  }
+}
+
+fn layout(len: usize) -> Option<Layout> {
+  // Zero-length buffers still get a distinct allocation; `free` rebuilds the same layout.
+  Layout::from_size_align(len.max(1), 16).ok()
+}
+
+unsafe fn allocate_with(budget: &BufferBudget, len: usize, zeroed: bool) -> *mut c_void {
+  let Some(layout) = layout(len) else { return std::ptr::null_mut() };
+  if !budget.reserve(len) {
+    // V8 turns a null backing store into a catchable `RangeError`.
+    budget.refused.store(true, Ordering::SeqCst);
+    return std::ptr::null_mut();
+  }
+  // SAFETY: `layout` has a non-zero size.
+  let data = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
+  if data.is_null() {
+    budget.release(len);
+  }
+  data.cast()
+}
+
+unsafe extern "C" fn allocate(budget: &BufferBudget, len: usize) -> *mut c_void {
+  // SAFETY: forwarded from V8's allocator contract.
+  unsafe { allocate_with(budget, len, true) }
+}
+
+unsafe extern "C" fn allocate_uninitialized(budget: &BufferBudget, len: usize) -> *mut c_void {
+  // SAFETY: forwarded from V8's allocator contract.
+  unsafe { allocate_with(budget, len, false) }
+}
+
+unsafe extern "C" fn free(budget: &BufferBudget, data: *mut c_void, len: usize) {
+  if data.is_null() {
+    return;
+  }
+  if let Some(layout) = layout(len) {
+    // SAFETY: V8 frees with the length it allocated, so this is the allocation's own layout.
+    unsafe { dealloc(data.cast(), layout) };
+    budget.release(len);
+  }
+}
+
+unsafe extern "C" fn drop_budget(budget: *const BufferBudget) {
+  // SAFETY: the handle came from `Arc::into_raw` in `counting_allocator`, dropped once by V8.
+  drop(unsafe { Arc::from_raw(budget) });
+}
+
+static VTABLE: v8::RustAllocatorVtable<BufferBudget> =
+  v8::RustAllocatorVtable { allocate, allocate_uninitialized, free, drop: drop_budget };
+
+impl BufferBudget {
+  pub fn new(limit: usize) -> Arc<Self> {
+    Arc::new(Self { limit, used: AtomicUsize::new(0), refused: Default::default() })
+  }
+}
+
+/// An ArrayBuffer allocator that refuses to hold more than the budget's limit at once.
+pub fn counting_allocator(budget: &Arc<BufferBudget>) -> v8::UniqueRef<v8::Allocator> {
+  // SAFETY: the handle stays valid until V8 calls `drop_budget`; the vtable is 'static.
+  unsafe { v8::new_rust_allocator(Arc::into_raw(budget.clone()), &VTABLE) }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn reserves_up_to_the_limit_and_releases() {
+    let budget = BufferBudget::new(100);
+    assert!(budget.reserve(60));
+    assert!(!budget.reserve(41));
+    assert!(budget.reserve(40));
+    assert!(!budget.take_refusal(), "reserve alone does not record refusals");
+    budget.release(60);
+    assert!(budget.reserve(60));
+    assert!(!budget.reserve(usize::MAX));
+  }
+}

@@ -681,16 +681,11 @@ function formatRaw(ctx, value, recurseTimes) {
       if (keys.length === 0) return base;
     } else if (constructor === 'Object') {
       if (isArgumentsObject(value)) {
-        braces[0] = '[Arguments] [';
-        braces[1] = ']';
-        keys = getNonIndexPropertyNames(value, 2);
-        extrasType = kArrayExtrasType;
-        formatter = formatArray;
-        if (value.length === 0 && keys.length === 0) return '[Arguments] []';
+        braces[0] = '[Arguments] {';
       } else if (tag !== '') {
         braces[0] = getPrefix(constructor, tag, 'Object') + '{';
       }
-      if (keys.length === 0 && formatter !== formatArray) return braces[0] + '}';
+      if (keys.length === 0) return braces[0] + '}';
     } else if (isRegExp(value)) {
       base = RegExpPrototypeToString(value);
       const prefix = getPrefix(constructor, tag, 'RegExp');

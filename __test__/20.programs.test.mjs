@@ -1,0 +1,255 @@
+// What a program sees and what comes back from it: TypeScript, its world, console, completion, exceptions.
+import { inspect } from 'node:util'
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep, tools } from './helpers.mjs'
+import { CASES, LITERAL_CASES, PRELUDE } from './fixtures/inspect-corpus.mjs'
+
+let runtime, dispose
+before(async () => ({ runtime, dispose } = await setup({ computeMs: 10_000 })))
+after(() => dispose())
+
+const run = (program, bindings = []) => runtime.run({ program, bindings })
+const exception = (message, logs = []) => ({ logs, error: { kind: 'exception', message } })
+
+describe('TypeScript', () => {
+  test('erasable syntax runs, with logs from console and process.stdout', async () => {
+    const result = await run(`
+      interface Point { x: number; y: number }
+      type Id = string
+      const p: Point = { x: 1, y: 2 }
+      const id: Id = 'raw-out\\n'
+      console.log('point', p)
+      process.stdout.write(id)
+      console.warn('careful')
+      return (p.x + p.y) as number
+    `)
+    assert.deepStrictEqual(result, { logs: ['point { x: 1, y: 2 }', 'raw-out\n', 'careful'], value: 3 })
+  })
+
+  test('unsupported syntax fails with Node\'s own messages and starts no isolate', async () => {
+    const cases = [
+      ['enum E { A }\nreturn 1', 'TypeScript enum is not supported in strip-only mode'],
+      ['namespace N { export const x = 1 }', 'TypeScript namespace declaration is not supported in strip-only mode'],
+      ['class A { constructor(private x: number) {} }', 'TypeScript parameter property is not supported in strip-only mode'],
+      ['const v = <any>1', 'The angle-bracket syntax for type assertions, `<T>expr`, is not supported in type strip mode. Instead, use the \'as\' syntax: `expr as T`.'],
+      ['const x = ;', 'Expression expected'],
+    ]
+    for (const [program, message] of cases) assert.deepStrictEqual(await run(program), exception(message))
+  })
+
+  test('the program is an async function body in strict mode, with the injected names as parameters', async () => {
+    const result = await run('return [this === undefined, arguments.length, typeof tools, typeof ToolCallError, typeof console, (() => { try { undeclared = 1 } catch (e) { return e.name } })()]', tools({}))
+    assert.deepStrictEqual(result.value, [true, 3, 'object', 'function', 'object', 'ReferenceError'])
+    const redeclared = await run('const tools = 1', tools({}))
+    assert.deepStrictEqual(redeclared, exception("SyntaxError: Identifier 'tools' has already been declared"))
+  })
+
+  test('stack traces point at the program\'s own lines and columns, and nothing else', async () => {
+    assert.deepStrictEqual(await run('throw new Error("kaboom")'), exception('Error: kaboom\n    at <anonymous>:1:7'))
+    const typed = await run('const n: number = 1\nfunction inner(x: number): never {\n  throw new TypeError("deep " + x)\n}\ninner(n)')
+    assert.deepStrictEqual(typed, exception('TypeError: deep 1\n    at inner (<anonymous>:3:9)\n    at <anonymous>:5:1'))
+    const later = await run('await null\n  ;(() => { throw new RangeError("later") })()')
+    assert.deepStrictEqual(later, exception('RangeError: later\n    at <anonymous>:2:19\n    at <anonymous>:2:45'))
+  })
+})
+
+describe('the program\'s world', () => {
+  test('nothing survives from one run to the next', async () => {
+    assert.deepStrictEqual(await run('globalThis.leak = 1; Array.prototype.polluted = 1; return typeof leak'), { logs: [], value: 'number' })
+    assert.deepStrictEqual(await run('return [typeof leak, typeof [].polluted]'), { logs: [], value: ['undefined', 'undefined'] })
+  })
+
+  test('the global object holds only the language, console, timers and a small process', async () => {
+    const result = await run('return Object.getOwnPropertyNames(globalThis).filter((k) => !/^[A-Z]/.test(k)).sort()')
+    assert.deepStrictEqual(result.value, ['clearInterval', 'clearTimeout', 'console', 'decodeURI', 'decodeURIComponent',
+      'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt',
+      'process', 'queueMicrotask', 'setInterval', 'setTimeout', 'undefined', 'unescape'])
+    const hidden = await run('return [typeof Deno, typeof __bootstrap, typeof require, typeof module, typeof Buffer, typeof fetch, typeof WebAssembly, globalThis.console === console]')
+    assert.deepStrictEqual(hidden.value, ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', true])
+  })
+
+  test('Intl works with ICU data', async () => {
+    const result = await run('return [new Intl.NumberFormat("de-DE").format(1234567.891), new Intl.DateTimeFormat("en-US", { timeZone: "UTC" }).format(new Date(0)), "ß".localeCompare("ss", "de")]')
+    assert.deepStrictEqual(result.value, ['1.234.567,891', '1/1/1970', 1])
+  })
+
+  test('process: env is empty, writes are log entries with an asynchronous callback, exit ends the run', async () => {
+    assert.deepStrictEqual(await run('return JSON.stringify(process.env)'), { logs: [], value: '{}' })
+    const writes = await run(`
+      const order = []
+      const returned = process.stdout.write('a', () => order.push('cb1'))
+      process.stderr.write(42, 'utf8', (err) => order.push('cb2:' + err))
+      process.stdout.write('b\\n')
+      order.push('sync')
+      await new Promise((resolve) => process.stdout.write('flushed', resolve))
+      return [returned, order]
+    `)
+    assert.deepStrictEqual(writes, { logs: ['a', '42', 'b\n', 'flushed'], value: [true, ['sync', 'cb1', 'cb2:null']] })
+    assert.deepStrictEqual(await run('console.log("bye"); process.exit(7)'), { logs: ['bye'], error: { kind: 'worker-exit', message: 'worker exited with code 7 before completing' } })
+    assert.deepStrictEqual(await run('process.exit()'), { logs: [], error: { kind: 'worker-exit', message: 'worker exited with code 0 before completing' } })
+  })
+
+  test('timers and microtasks', async () => {
+    const result = await run(`
+      const order = []
+      const t = setTimeout(() => order.push('cancelled'), 5)
+      clearTimeout(t)
+      let ticks = 0
+      await new Promise((resolve) => { const i = setInterval(() => { if (++ticks === 3) { clearInterval(i); resolve() } }, 1) })
+      queueMicrotask(() => order.push('micro'))
+      await new Promise((resolve) => setTimeout(resolve, 10, 'arg'))
+      order.push('timer')
+      return [ticks, order]
+    `)
+    assert.deepStrictEqual(result.value, [3, ['micro', 'timer']])
+  })
+
+  test('timers left running after the program returns do not hold the run open', async () => {
+    const started = Date.now()
+    const result = await run('setInterval(() => console.log("tick"), 1); setTimeout(() => {}, 60_000); return "done"')
+    assert.deepStrictEqual(result, { logs: [], value: 'done' })
+    assert.ok(Date.now() - started < 5000)
+  })
+
+  test('import() rejects with a clear error', async () => {
+    const result = await run('try { await import("node:fs") } catch (e) { return String(e) }')
+    assert.deepStrictEqual(result.value, 'TypeError: import() is not available: programs run without modules, files or network')
+  })
+
+  test('a promise that can never settle ends the run at once', async () => {
+    assert.deepStrictEqual(await run('await new Promise(() => {})'),
+      exception('program awaits a promise that can never settle (no timer, binding call or other work is pending)'))
+  })
+})
+
+describe('console', () => {
+  test('exactly five methods, one entry per call, strings as is, no format substitution', async () => {
+    const result = await run(`
+      console.log('%d', 5); console.info('info'); console.warn(); console.error('a', 'b'); console.debug('x', 1, { b: [2] })
+      return [Object.keys(console), typeof console.table, Object.getPrototypeOf(console)]
+    `)
+    assert.deepStrictEqual(result, {
+      logs: ['%d 5', 'info', '', 'a b', 'x 1 { b: [ 2 ] }'],
+      value: [['log', 'info', 'warn', 'error', 'debug'], 'undefined', null],
+    })
+    assert.equal((await run('console.table([1])')).error.message.split('\n')[0], 'TypeError: console.table is not a function')
+  })
+
+  test(`renders ${CASES.length} values exactly as Node's util.inspect does`, async () => {
+    assert.ok(CASES.length >= 80)
+    const program = `${PRELUDE}\n${CASES.map((expression) => `console.log(${expression})`).join('\n')}`
+    const result = await run(program)
+    assert.equal(result.error, undefined, result.error?.message)
+    const options = { depth: 4, maxArrayLength: 100, maxStringLength: 10_000, breakLength: 80, colors: false }
+    CASES.forEach((expression, index) => {
+      const value = new Function(`${PRELUDE}\nreturn (${expression})`)()
+      assert.equal(result.logs[index], inspect(value, options), expression)
+    })
+  })
+
+  test('promises render with their state', async () => {
+    const program = `${PRELUDE}\n${LITERAL_CASES.map(([expression]) => `console.log(${expression})`).join('\n')}`
+    const result = await run(program)
+    assert.deepStrictEqual(result.logs, LITERAL_CASES.map(([, expected]) => expected))
+  })
+
+  test('logging after the program rewrites every intrinsic still renders faithfully', async () => {
+    const result = await run(`
+      const define = Object.defineProperty
+      const targets = []
+      for (const C of [Array, Object, String, Number, Map, Set, Reflect, RegExp, Math, Symbol, Function]) {
+        for (const key of Object.getOwnPropertyNames(C)) targets.push([C, key])
+        if (C.prototype) for (const key of Object.getOwnPropertyNames(C.prototype)) targets.push([C.prototype, key])
+      }
+      const value = { a: [1, 'two'], m: new Map([['k', new Set([1])]]) }
+      for (let i = 0; i < targets.length; i++) {
+        if (targets[i][1] === 'constructor' || targets[i][1] === 'prototype') continue
+        try { targets[i][0][targets[i][1]] = () => { throw new Error('mutated') } } catch {}
+      }
+      define(Object.prototype, 'get', { get() { throw new Error('get') } })
+      console.log('value', value)
+    `)
+    assert.deepStrictEqual(result, { logs: ["value { a: [ 1, 'two' ], m: Map(1) { 'k' => Set(1) { 1 } } }"] })
+  })
+})
+
+describe('completion', () => {
+  test('lossless values come back exactly', async () => {
+    const result = await run(`
+      const shared = { s: 1 }
+      return { n: null, t: true, f: false, s: 'a\\ud800b', num: [0, -1.5, 1e21, 5e-324], arr: [[], {}], shared: [shared, shared],
+        nullProto: Object.assign(Object.create(null), { k: 'v' }), proto: JSON.parse('{"__proto__": 1}'), toJSON: { toJSON() { return 1 } }.toJSON === undefined }
+    `)
+    assert.deepStrictEqual(result.value, { n: null, t: true, f: false, s: 'a\ud800b', num: [0, -1.5, 1e21, 5e-324], arr: [[], {}],
+      shared: [{ s: 1 }, { s: 1 }], nullProto: { k: 'v' }, proto: JSON.parse('{"__proto__": 1}'), toJSON: false })
+  })
+
+  test('toJSON is ignored: a value is read, never converted', async () => {
+    assert.deepStrictEqual(await run('return { a: 1, toJSON: undefined }'), { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } })
+    assert.deepStrictEqual(await run('return { a: 1, toJSON() { return 2 } }'), { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } })
+  })
+
+  test('every kind of lossy value is refused', async () => {
+    const lossy = ['undefined', '[undefined]', '{ a: undefined }', 'NaN', 'Infinity', '-Infinity', '-0', '1n', 'Symbol("s")',
+      '() => 1', '{ f: () => 1 }', 'new (class Foo {})()', 'new Date(0)', 'new Map()', 'new Set()', 'new Uint8Array(1)',
+      'new Number(1)', 'new (class A extends Array {})()', '[1, , 3]', 'Object.assign([1], { x: 1 })',
+      'Object.defineProperty([1], "y", { value: 1 })', '{ [Symbol("k")]: 1 }', 'Object.defineProperty({}, "h", { value: 1 })',
+      'new Proxy({}, {})', 'new Proxy([], {})', '(() => { const a = []; a.push(a); return a })()',
+      '(() => { const o = {}; o.o = { o }; return o })()', 'Object.setPrototypeOf({}, Array.prototype)',
+      'Object.setPrototypeOf([], Object.prototype)', 'Object.setPrototypeOf({}, Object.create(Object.prototype))',
+      '{ get boom() { throw new Error("getter") } }', 'new Error("e")', '/x/', '{ p: Promise.resolve(1) }']
+    for (const expression of lossy.slice(1)) {
+      const result = await run(`return ${expression}`)
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } }, expression)
+    }
+  })
+
+  test('a spoofed prototype cannot pass, even with every intrinsic rewritten', async () => {
+    const result = await run(`
+      const fake = Object.create(null)
+      Object.defineProperty(fake, 'constructor', { value: function Object() {} })
+      Function.prototype.toString = () => 'function Object() { [native code] }'
+      globalThis.Object = undefined; globalThis.Array = undefined; globalThis.JSON = undefined; globalThis.Reflect = undefined
+      return Object_setPrototypeOf_workaround(fake)
+      function Object_setPrototypeOf_workaround(proto) { const o = { a: 1 }; o.__proto__ = proto; return o }
+    `)
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } })
+  })
+
+  test('5000-deep nesting is accepted, iteratively', async () => {
+    const result = await run('let v = null; for (let i = 0; i < 5000; i++) v = [v]; return v')
+    let depth = 0
+    for (let x = result.value; x !== null; x = x[0]) depth++
+    assert.equal(depth, 5000)
+  })
+})
+
+describe('exceptions', () => {
+  test('thrown values render as the contract says', async () => {
+    assert.deepStrictEqual(await run('throw "xy"'), exception('xy'))
+    assert.deepStrictEqual(await run('throw null'), exception('null'))
+    assert.deepStrictEqual(await run('throw { toString() { return "custom" } }'), exception('custom'))
+    assert.deepStrictEqual(await run('const e = new Error("bare"); e.stack = undefined; throw e'), exception('bare'))
+    assert.deepStrictEqual(await run('const e = new Error("n"); e.stack = 42; throw e'), exception('42'))
+    assert.deepStrictEqual(await run('throw { toString() { throw new Error("no") } }'), exception('program threw an unrenderable value'))
+    assert.deepStrictEqual(await run('throw Symbol("s")'), exception('Symbol(s)'))
+  })
+
+  test('logs printed before a throw are kept', async () => {
+    assert.deepStrictEqual(await run('console.log("before"); throw "after"'), exception('after', ['before']))
+  })
+
+  test('an error from a timer or an unhandled rejection ends an unsettled run', async () => {
+    assert.deepStrictEqual(await run('setTimeout(() => { throw new Error("in timer") }, 1); await new Promise((r) => setTimeout(r, 200))'),
+      exception('Error: in timer\n    at <anonymous>:1:26'))
+    assert.deepStrictEqual(await run('Promise.reject(new Error("unhandled")); await new Promise((r) => setTimeout(r, 200))'),
+      exception('Error: unhandled\n    at <anonymous>:1:16'))
+    assert.deepStrictEqual(await run('queueMicrotask(() => { throw "micro" }); await new Promise((r) => setTimeout(r, 200))'), exception('micro'))
+  })
+
+  test('after the program settles, a late error changes nothing', async () => {
+    const result = await run('setTimeout(() => { throw new Error("late") }, 0); Promise.reject(new Error("late too")); return "settled"')
+    assert.deepStrictEqual(result, { logs: [], value: 'settled' })
+  })
+})

@@ -36,37 +36,48 @@ export class V8CodeRuntime extends CodeRuntime {
   }
 
   /** @param {import('@deepseek-ai/dsh-code-runtime').CodeRunRequest} request */
-  async run({ program, bindings, signal }) {
-    const own = this[state]
-    if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
-    checkBindings(bindings)
-    const { config, live } = own
-    if (signal?.aborted) {
-      return present(native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason)))
-    }
-    const { params, namespacesJson, dispatch } = planBindings(bindings)
-    const run = new native.NativeRun()
-    const settled = run.start({
-      program,
-      params,
-      namespacesJson,
-      computeMs: config.computeMs,
-      maxWallMs: config.maxWallMs,
-      maxOutputBytes: config.maxOutputBytes,
-      maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-      computeMessage: `compute budget exhausted (${config.computeMs}ms busy)`,
-      wallMessage: `wall-clock ceiling reached (${config.maxWallMs}ms)`,
-      heapMessage: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${config.maxOldGenerationSizeMb} MB)`,
-    }, dispatch)
-    live.set(run, settled)
-    const onAbort = () => run.cancel(String(signal.reason))
-    signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      return present(await settled)
-    } finally {
-      signal?.removeEventListener('abort', onAbort)
-      live.delete(run)
-    }
+  async run(request) {
+    return present(await settle(this[state], request))
+  }
+
+  /**
+   * Outside the seam: the same run, with what it cost.
+   * @param {import('@deepseek-ai/dsh-code-runtime').CodeRunRequest} request
+   */
+  async runWithUsage(request) {
+    const settled = await settle(this[state], request)
+    return { result: present(settled), usage: settled.usage }
+  }
+}
+
+/** Runs one request to its native settled form; rejects only for caller misuse. */
+async function settle(own, { program, bindings, signal }) {
+  if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
+  checkBindings(bindings)
+  const { config, live } = own
+  if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
+  const { params, namespacesJson, dispatch } = planBindings(bindings)
+  const run = new native.NativeRun()
+  const settled = run.start({
+    program,
+    params,
+    namespacesJson,
+    computeMs: config.computeMs,
+    maxWallMs: config.maxWallMs,
+    maxOutputBytes: config.maxOutputBytes,
+    maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
+    computeMessage: `compute budget exhausted (${config.computeMs}ms busy)`,
+    wallMessage: `wall-clock ceiling reached (${config.maxWallMs}ms)`,
+    heapMessage: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${config.maxOldGenerationSizeMb} MB)`,
+  }, dispatch)
+  live.set(run, settled)
+  const onAbort = () => run.cancel(String(signal.reason))
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    return await settled
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    live.delete(run)
   }
 }
 

@@ -259,3 +259,37 @@ describe('output ledger', () => {
     await dispose()
   })
 })
+
+describe('usage report', () => {
+  const fields = ['busyMs', 'wallMs', 'startupMs', 'bindingCalls', 'bindingWaitMs', 'heapPeakBytes', 'outputBytes']
+
+  test('runWithUsage reports what a run cost, beside the seam result', async () => {
+    const { runtime, dispose } = await setup()
+    const { result, usage } = await runtime.runWithUsage({
+      program: 'console.log("abc"); await tools.wait({}); await Promise.all([tools.wait({}), tools.wait({})]); let x = 0; for (let i = 0; i < 3e6; i++) x += i; return "xy"',
+      bindings: tools({ wait: () => sleep(50) .then(() => null) }),
+    })
+    assert.deepStrictEqual(result, { logs: ['abc'], value: 'xy' })
+    assert.deepStrictEqual(Object.keys(usage), fields)
+    assert.equal(usage.bindingCalls, 3)
+    assert.equal(usage.outputBytes, 11)
+    assert.ok(usage.bindingWaitMs >= 90 && usage.bindingWaitMs < usage.wallMs, `bindingWaitMs ${usage.bindingWaitMs}`)
+    assert.ok(usage.busyMs > 0 && usage.busyMs < usage.wallMs, `busyMs ${usage.busyMs}`)
+    assert.ok(usage.startupMs > 0 && usage.startupMs < usage.wallMs)
+    assert.ok(usage.heapPeakBytes > 0)
+    await dispose()
+  })
+
+  test('every outcome has a usage report', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 100 })
+    const controller = new AbortController()
+    controller.abort('early')
+    for (const [program, signal] of [['for (;;) {}'], ['throw "x"'], ['return 1', controller.signal], ['enum E { A }']]) {
+      const { result, usage } = await runtime.runWithUsage({ program, bindings: [], signal })
+      assert.deepStrictEqual(Object.keys(usage), fields)
+      assert.equal(usage.outputBytes, outputBytes(result))
+    }
+    assert.equal('usage' in await runtime.run({ program: 'return 1', bindings: [] }), false)
+    await dispose()
+  })
+})

@@ -9,7 +9,7 @@ use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled};
-use crate::run::{BindingDispatch, Limits, RunJob, RunShared};
+use crate::run::{BindingDispatch, Limits, Report, RunJob, RunShared, Usage};
 
 /// One run as the JavaScript wrapper describes it (limits already validated there).
 #[napi(object)]
@@ -29,13 +29,40 @@ pub struct NativeRunRequest {
   pub heap_message: String,
 }
 
+/// What a run cost, in the units the JavaScript side reports.
+#[napi(object)]
+pub struct NativeUsage {
+  pub busy_ms: f64,
+  pub wall_ms: f64,
+  pub startup_ms: f64,
+  pub binding_calls: f64,
+  pub binding_wait_ms: f64,
+  pub heap_peak_bytes: f64,
+  pub output_bytes: f64,
+}
+
+impl From<Usage> for NativeUsage {
+  fn from(usage: Usage) -> Self {
+    let ms = |duration: Duration| duration.as_secs_f64() * 1000.0;
+    Self {
+      busy_ms: ms(usage.busy),
+      wall_ms: ms(usage.wall),
+      startup_ms: ms(usage.startup),
+      binding_calls: usage.binding_calls as f64,
+      binding_wait_ms: ms(usage.binding_wait),
+      heap_peak_bytes: usage.heap_peak_bytes as f64,
+      output_bytes: usage.output_bytes as f64,
+    }
+  }
+}
+
 /// A settled run: strings cross as UTF-16 so lone surrogates survive; the value as JSON text.
-pub struct SettledJs(Settled);
+pub struct SettledJs(Report);
 
 impl ToNapiValue for SettledJs {
-  unsafe fn to_napi_value(raw_env: sys::napi_env, settled: Self) -> Result<sys::napi_value> {
+  unsafe fn to_napi_value(raw_env: sys::napi_env, report: Self) -> Result<sys::napi_value> {
     let env = Env::from_raw(raw_env);
-    let Settled { logs, value, error } = settled.0;
+    let Report { settled: Settled { logs, value, error }, usage } = report.0;
     let mut object = Object::new(&env)?;
     let mut array = env.create_array(logs.len() as u32)?;
     for (index, entry) in logs.iter().enumerate() {
@@ -49,6 +76,7 @@ impl ToNapiValue for SettledJs {
       object.set("kind", kind.as_str())?;
       object.set("message", env.create_string_utf16(&message)?)?;
     }
+    object.set("usage", NativeUsage::from(usage))?;
     // SAFETY: `raw_env` is the live environment this conversion was called with.
     unsafe { Object::to_napi_value(raw_env, object) }
   }
@@ -65,8 +93,9 @@ pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16Str
     "exception" => FailureKind::Exception,
     other => return Err(Error::new(Status::InvalidArg, format!("unexpected failure kind {other:?}"))),
   };
-  let ending = Ending::Failure(kind, message.to_vec());
-  Ok(SettledJs(Ledger::new(max_output_bytes as usize).settle(ending)))
+  let settled = Ledger::new(max_output_bytes as usize).settle(Ending::Failure(kind, message.to_vec()));
+  let usage = Usage { output_bytes: settled.output_bytes(), ..Usage::default() };
+  Ok(SettledJs(Report { settled, usage }))
 }
 
 /// Isolate threads alive in this process: zero once every run has settled.
@@ -109,8 +138,8 @@ impl NativeRun {
     };
     let shared = RunShared::new(limits);
     *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared.clone());
-    let deliver: Box<dyn FnOnce(Settled) + Send> = Box::new(move |settled: Settled| {
-      deferred.resolve(Box::new(move |_| Ok(SettledJs(settled))));
+    let deliver: Box<dyn FnOnce(Report) + Send> = Box::new(move |report: Report| {
+      deferred.resolve(Box::new(move |_| Ok(SettledJs(report))));
     });
     let program = match crate::strip::strip_types(&request.program) {
       Ok(program) => program,

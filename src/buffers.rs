@@ -11,6 +11,8 @@ use deno_core::v8;
 pub struct BufferBudget {
   limit: usize,
   used: AtomicUsize,
+  /// The most `used` has been.
+  peak: AtomicUsize,
   /// Set when a request was refused: V8 then runs last-resort collections that reach the
   /// near-heap-limit callback, which must not mistake them for the heap being full.
   refused: std::sync::atomic::AtomicBool,
@@ -24,7 +26,13 @@ impl BufferBudget {
       .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
         used.checked_add(len).filter(|total| *total <= self.limit)
       })
+      .map(|before| self.peak.fetch_max(before + len, Ordering::SeqCst))
       .is_ok()
+  }
+
+  /// The most backing-store memory held at once.
+  pub fn peak(&self) -> usize {
+    self.peak.load(Ordering::SeqCst)
   }
 
   /// Whether a request was refused since the last call.
@@ -88,7 +96,7 @@ static VTABLE: v8::RustAllocatorVtable<BufferBudget> =
 
 impl BufferBudget {
   pub fn new(limit: usize) -> Arc<Self> {
-    Arc::new(Self { limit, used: AtomicUsize::new(0), refused: Default::default() })
+    Arc::new(Self { limit, used: AtomicUsize::new(0), peak: AtomicUsize::new(0), refused: Default::default() })
   }
 }
 
@@ -111,6 +119,7 @@ mod tests {
     assert!(!budget.take_refusal(), "reserve alone does not record refusals");
     budget.release(60);
     assert!(budget.reserve(60));
+    assert_eq!(budget.peak(), 100);
     assert!(!budget.reserve(usize::MAX));
   }
 }

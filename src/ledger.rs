@@ -1,6 +1,6 @@
 //! The byte-exact output ledger: `bytes(JSON(logs)) + bytes(JSON(value or message)) <= max`.
 
-use crate::json_text::{fitting_prefix, string_cost_up_to};
+use crate::json_text::{fitting_prefix, string_cost, string_cost_up_to};
 
 /// A log entry or message as UTF-16 code units, so lone surrogates survive.
 pub type Text = Vec<u16>;
@@ -47,6 +47,19 @@ pub struct Settled {
   pub logs: Vec<Text>,
   pub value: Option<String>,
   pub error: Option<(FailureKind, Text)>,
+}
+
+impl Settled {
+  /// The bytes this result spends of the cap.
+  pub fn output_bytes(&self) -> usize {
+    let logs = 2 + self.logs.len().saturating_sub(1) + self.logs.iter().map(|entry| string_cost(entry)).sum::<usize>();
+    let tail = match (&self.value, &self.error) {
+      (Some(json), _) => json.len(),
+      (None, Some((_, message))) => string_cost(message),
+      (None, None) => 0,
+    };
+    logs + tail
+  }
 }
 
 #[derive(Debug)]
@@ -201,6 +214,7 @@ mod tests {
     let settled = ledger.settle(Ending::NoValue);
     assert_eq!(settled.logs, vec![text(&"x".repeat(4058))]);
     assert_eq!(settled.error, failure(FailureKind::OutputLimit, "outer output exceeded 4096 bytes"));
+    assert_eq!(settled.output_bytes(), 4096);
   }
 
   #[test]

@@ -97,11 +97,18 @@ pub async fn op_dsh_binding_call(
   name: u32,
   #[string] args_json: String,
 ) -> Result<String, JsErrorBox> {
-  let dispatch = state.borrow().borrow::<RunContext>().dispatch.clone();
+  let (dispatch, shared) = {
+    let state = state.borrow();
+    let run = state.borrow::<RunContext>();
+    (run.dispatch.clone(), run.shared.clone())
+  };
   let Some(dispatch) = dispatch else {
     return Err(JsErrorBox::generic("no host bindings are available to this run"));
   };
-  dispatch.call(namespace, name, args_json).await.map_err(JsErrorBox::generic)
+  shared.binding_call_started();
+  let answer = dispatch.call(namespace, name, args_json).await;
+  shared.binding_call_ended();
+  answer.map_err(JsErrorBox::generic)
 }
 
 deno_core::extension!(

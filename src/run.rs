@@ -48,6 +48,34 @@ impl BindingDispatch {
   }
 }
 
+/// What a run cost, reported beside its result by `runWithUsage`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Usage {
+  pub busy: Duration,
+  pub wall: Duration,
+  /// From the run's start until its program began: isolate creation and bootstrap.
+  pub startup: Duration,
+  pub binding_calls: u64,
+  /// Wall time during which at least one binding call was waiting on the host.
+  pub binding_wait: Duration,
+  /// The V8 heap's committed size at the end, plus the most ArrayBuffer memory held at once.
+  pub heap_peak_bytes: usize,
+  pub output_bytes: usize,
+}
+
+#[derive(Default)]
+struct UsageMeter {
+  usage: Usage,
+  calls_in_flight: u32,
+  waiting_since: Option<Instant>,
+}
+
+/// A settled run and what it cost.
+pub struct Report {
+  pub settled: Settled,
+  pub usage: Usage,
+}
+
 /// A run's budgets, with the failure messages the caller's configuration spells out.
 pub struct Limits {
   pub compute: Duration,
@@ -84,6 +112,7 @@ pub struct RunShared {
   started: Instant,
   state: Mutex<RunState>,
   clock: Mutex<Option<CpuClock>>,
+  meter: Mutex<UsageMeter>,
   stopped: Notify,
 }
 
@@ -98,6 +127,7 @@ impl RunShared {
       }),
       limits,
       clock: Mutex::new(None),
+      meter: Mutex::new(UsageMeter::default()),
       stopped: Notify::new(),
     })
   }
@@ -151,8 +181,39 @@ impl RunShared {
     state.ending.is_none()
   }
 
-  /// The result the caller receives; the ledger is spent by it.
-  pub fn settle(&self) -> Settled {
+  fn meter(&self) -> MutexGuard<'_, UsageMeter> {
+    self.meter.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+  }
+
+  pub fn binding_call_started(&self) {
+    let mut meter = self.meter();
+    meter.usage.binding_calls += 1;
+    meter.calls_in_flight += 1;
+    if meter.calls_in_flight == 1 {
+      meter.waiting_since = Some(Instant::now());
+    }
+  }
+
+  pub fn binding_call_ended(&self) {
+    let mut meter = self.meter();
+    meter.calls_in_flight = meter.calls_in_flight.saturating_sub(1);
+    if meter.calls_in_flight == 0 {
+      if let Some(since) = meter.waiting_since.take() {
+        meter.usage.binding_wait += since.elapsed();
+      }
+    }
+  }
+
+  fn record_startup(&self) {
+    self.meter().usage.startup = self.started.elapsed();
+  }
+
+  fn record_heap_peak(&self, bytes: usize) {
+    self.meter().usage.heap_peak_bytes = bytes;
+  }
+
+  /// The result the caller receives, and its cost; the ledger is spent by it.
+  pub fn settle(&self) -> Report {
     let mut state = self.state();
     state.isolate = None;
     let ledger = std::mem::replace(&mut state.ledger, Ledger::new(0));
@@ -160,7 +221,15 @@ impl RunShared {
       FailureKind::WorkerExit,
       "the isolate ended without an outcome".encode_utf16().collect(),
     ));
-    ledger.settle(ending)
+    drop(state);
+    let settled = ledger.settle(ending);
+    let mut meter = self.meter();
+    // Calls still pending when the run ended stopped waiting then.
+    if let Some(since) = meter.waiting_since.take() {
+      meter.usage.binding_wait += since.elapsed();
+    }
+    let usage = Usage { wall: self.started.elapsed(), output_bytes: settled.output_bytes(), ..meter.usage };
+    Report { settled, usage }
   }
 
   fn bind_clock_to_current_thread(&self) {
@@ -174,7 +243,10 @@ impl RunShared {
     }
   }
 
+  /// Stops reading the thread's clock (its id dies with the thread), keeping the final busy time.
   fn release_clock(&self) {
+    let busy = self.busy_time().unwrap_or_default();
+    self.meter().usage.busy = busy;
     self.clock.lock().unwrap_or_else(|p| p.into_inner()).take();
   }
 
@@ -210,7 +282,7 @@ pub struct RunJob {
   pub params: Vec<String>,
   pub namespaces_json: String,
   pub dispatch: Option<BindingDispatch>,
-  pub deliver: Box<dyn FnOnce(Settled) + Send>,
+  pub deliver: Box<dyn FnOnce(Report) + Send>,
 }
 
 impl RunJob {
@@ -260,6 +332,7 @@ fn execute_program(
   let create_params = v8::CreateParams::default()
     .heap_limits(0, shared.limits.heap_bytes)
     .array_buffer_allocator(crate::buffers::counting_allocator(&buffers));
+  let buffers_peak = buffers.clone();
   let mut js = JsRuntime::try_new(RuntimeOptions {
     extensions: vec![dsh_program::init()],
     module_loader: Some(std::rc::Rc::new(crate::modules::NoModules)),
@@ -293,6 +366,7 @@ fn execute_program(
   let intrinsics = capture_intrinsics(&mut js);
   js.op_state().borrow_mut().put(RunContext { shared: shared.clone(), dispatch, intrinsics });
 
+  shared.record_startup();
   start_program(&mut js, shared, &start, program, params, namespaces_json);
 
   tokio.block_on(async {
@@ -308,6 +382,8 @@ fn execute_program(
       }
     }
   });
+  let heap = js.v8_isolate().get_heap_statistics().total_heap_size();
+  shared.record_heap_peak(heap + buffers_peak.peak());
   drop(js);
   Ok(())
 }

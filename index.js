@@ -4,7 +4,7 @@ import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { Config, PREFIX, checkConfig } from './lib/config.js'
 import { checkBindings, planBindings } from './lib/bindings.js'
 
-const native = createRequire(import.meta.url)('./binding.cjs')
+const native = createRequire(import.meta.url)('./lib/native.cjs')
 
 /** Shapes the native result as the seam's `CodeRunResult`: no `value` key unless there is one. */
 function present(settled) {
@@ -25,8 +25,10 @@ export class V8CodeRuntime extends CodeRuntime {
 
   constructor(ctx, config) {
     super(ctx)
+    const checked = checkConfig(Config(config))
     const own = {
-      config: checkConfig(Config(config)),
+      config: checked,
+      pool: new native.NativePool(checked.isolatePool, checked.maxOldGenerationSizeMb),
       disposed: false,
       /** Runs in flight, each with the promise of its result. */
       live: new Map(),
@@ -69,7 +71,7 @@ async function settle(own, { program, bindings, signal }) {
     computeMessage: `compute budget exhausted (${config.computeMs}ms busy)`,
     wallMessage: `wall-clock ceiling reached (${config.maxWallMs}ms)`,
     heapMessage: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${config.maxOldGenerationSizeMb} MB)`,
-  }, dispatch)
+  }, dispatch, own.pool)
   live.set(run, settled)
   const onAbort = () => run.cancel(String(signal.reason))
   signal?.addEventListener('abort', onAbort, { once: true })
@@ -87,6 +89,7 @@ async function dispose(own) {
   const pending = [...own.live]
   for (const [run] of pending) run.cancel('runtime disposed')
   await Promise.all(pending.map(([, settled]) => settled))
+  await own.pool.close()
 }
 
 export default V8CodeRuntime

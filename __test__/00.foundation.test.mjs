@@ -7,7 +7,7 @@ import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import * as entry from 'dsh-code-runtime-v8'
 import { setup, threadCount } from './helpers.mjs'
 
-const native = createRequire(import.meta.url)('../binding.cjs')
+const native = createRequire(import.meta.url)('../lib/native.cjs')
 
 test('the ESM entry exports the plugin by name and as default', () => {
   assert.equal(entry.default, entry.V8CodeRuntime)
@@ -54,14 +54,14 @@ test('the built addon leaves no V8 or Chromium libc++ symbol for Node to bind', 
 })
 
 test('1000 runs in a row leave the process healthy and the thread count at its baseline', async () => {
-  const { runtime, dispose } = await setup()
-  await runtime.run({ program: 'return 0', bindings: [] })
   const baseline = await threadCount()
+  const { runtime, dispose } = await setup()
   for (let i = 0; i < 1000; i++) {
     const result = await runtime.run({ program: `return ${i} * 2`, bindings: [] })
     assert.equal(result.value, i * 2)
   }
+  // Disposal waits for every isolate thread, prepared ones included.
+  await dispose()
   assert.equal(native.liveIsolateThreads(), 0)
   assert.equal(await threadCount(), baseline)
-  await dispose()
 })

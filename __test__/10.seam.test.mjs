@@ -8,7 +8,7 @@ import Loader from '@deepseek-ai/cordis-plugin-loader'
 import Include from '@deepseek-ai/cordis-plugin-include'
 import { V8CodeRuntime, setup, sleep, tools } from './helpers.mjs'
 
-const native = createRequire(import.meta.url)('../binding.cjs')
+const native = createRequire(import.meta.url)('../lib/native.cjs')
 const P = 'dsh-code-runtime-v8: '
 
 describe('caller misuse rejects, in the seam order', () => {

@@ -16,6 +16,8 @@ export const Config = z.object({
     .description('Cap on bytes(JSON(logs)) + bytes(JSON(value or failure message)).'),
   maxOldGenerationSizeMb: z.number().default(512)
     .description('Heap cap of one run, ArrayBuffer memory included, in MiB.'),
+  isolatePool: z.number().default(2)
+    .description('Isolates prepared ahead of demand; each serves exactly one run, then a new one is prepared.'),
 })
 
 /**
@@ -28,12 +30,15 @@ export function checkConfig(config) {
       throw new Error(`${PREFIX} config.${key} must be a positive number, got ${String(value)}`)
     }
   }
-  const { maxOutputBytes, maxWallMs } = config
+  const { maxOutputBytes, maxWallMs, isolatePool } = config
   if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < MIN_OUTPUT_BYTES) {
     throw new Error(`${PREFIX} config.maxOutputBytes must be a safe integer of at least ${MIN_OUTPUT_BYTES}, got ${maxOutputBytes}`)
   }
   if (maxWallMs > MAX_TIMER_DELAY_MS) {
     throw new Error(`${PREFIX} config.maxWallMs must be at most ${MAX_TIMER_DELAY_MS} (Node clamps a longer setTimeout delay to 1ms), got ${maxWallMs}`)
+  }
+  if (!Number.isSafeInteger(isolatePool)) {
+    throw new Error(`${PREFIX} config.isolatePool must be a whole number, got ${isolatePool}`)
   }
   return config
 }

@@ -27,8 +27,8 @@ export function hostTarget() {
   return /^host: (\S+)$/m.exec(version)?.[1]
 }
 
-export function run(command, args) {
-  const done = spawnSync(command, args, { cwd: root, env: cargoEnv(), stdio: 'inherit' })
+export function run(command, args, env = {}) {
+  const done = spawnSync(command, args, { cwd: root, env: { ...cargoEnv(), ...env }, stdio: 'inherit' })
   if (done.error) throw done.error
   return done.status ?? 1
 }

@@ -101,7 +101,30 @@ pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16Str
 /// Isolate threads alive in this process: zero once every run has settled.
 #[napi]
 pub fn live_isolate_threads() -> u32 {
-  crate::run::live_isolate_threads() as u32
+  crate::isolate::live_isolate_threads() as u32
+}
+
+/// Isolates prepared ahead of demand for one runtime (they share its heap cap).
+#[napi]
+pub struct NativePool {
+  pool: Arc<crate::pool::Pool>,
+}
+
+#[napi]
+impl NativePool {
+  #[napi(constructor)]
+  pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
+    let heap_bytes = (max_old_generation_size_mb * 1024.0 * 1024.0) as usize;
+    Self { pool: crate::pool::Pool::new(capacity as usize, heap_bytes) }
+  }
+
+  /// Stops preparing isolates; resolves once every thread of the pool has exited.
+  #[napi(ts_return_type = "Promise<void>")]
+  pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
+    let (deferred, promise) = env.create_deferred::<(), Box<dyn FnOnce(Env) -> Result<()>>>()?;
+    self.pool.close(Box::new(move || deferred.resolve(Box::new(|_| Ok(())))));
+    Ok(promise)
+  }
 }
 
 /// One program run on its own isolate thread.
@@ -125,6 +148,7 @@ impl NativeRun {
     env: &'env Env,
     request: NativeRunRequest,
     dispatch: Function<'env, FnArgs<(u32, u32, String)>, Promise<String>>,
+    pool: Option<&NativePool>,
   ) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<SettledJs, Deliver>()?;
     let limits = Limits {
@@ -159,14 +183,19 @@ impl NativeRun {
         answer.map_err(|error| error.reason.clone())?.await.map_err(|error| error.reason.clone())
       })
     });
-    crate::platform::submit(RunJob {
+    let job = RunJob {
       shared,
       program,
       params: request.params,
       namespaces_json: request.namespaces_json,
       dispatch: Some(dispatch),
       deliver,
-    });
+    };
+    // A prepared isolate has the pool's heap cap: use it only when that is this run's cap.
+    match pool {
+      Some(NativePool { pool }) if pool.heap_bytes == job.shared.limits.heap_bytes => pool.submit(job),
+      _ => crate::platform::submit(job),
+    }
     Ok(promise)
   }
 

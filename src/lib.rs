@@ -3,13 +3,16 @@
 
 mod bridge;
 mod buffers;
+mod isolate;
 pub mod json_text;
 pub mod ledger;
 mod lossless;
 mod modules;
 mod ops;
-mod platform;
+pub(crate) mod platform;
+mod pool;
 mod run;
+pub mod snapshot;
 mod stack;
 pub mod strip;
 mod watchdog;

@@ -3,10 +3,12 @@
 //! With memory protection keys, a thread created before `V8::Initialize` faults the first time
 //! it runs JavaScript, so no Node thread (main, libuv pool, workers) ever runs an isolate.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crossbeam_channel::{Sender, unbounded};
 
+use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
+use crate::pool::Pool;
 use crate::run::RunJob;
 
 /// Flags for our V8 only (Node's own V8 is untouched); they must be set before initialisation.
@@ -19,44 +21,80 @@ pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984";
 /// `RangeError` well before the thread's native stack runs out.
 const ISOLATE_THREAD_STACK_BYTES: usize = 8 << 20;
 
+/// What the host thread starts a thread for.
+enum HostTask {
+  /// A run with no prepared isolate: the thread makes one. A pool, if any, counts the thread.
+  Run(RunJob, Option<Arc<Pool>>),
+  /// A pool thread, which prepares an isolate and waits for its run.
+  Prepare(Arc<Pool>),
+}
+
 struct Host {
-  jobs: Sender<RunJob>,
+  tasks: Sender<HostTask>,
 }
 
 static HOST: OnceLock<Host> = OnceLock::new();
 
 fn host() -> &'static Host {
   HOST.get_or_init(|| {
-    let (jobs, incoming) = unbounded::<RunJob>();
+    let (tasks, incoming) = unbounded::<HostTask>();
     std::thread::Builder::new()
       .name("dsh-v8-host".into())
       .spawn(move || {
         deno_core::v8::V8::set_flags_from_string(V8_FLAGS);
         deno_core::JsRuntime::init_platform(None);
         crate::watchdog::start();
-        for job in incoming {
-          spawn_isolate_thread(job);
+        for task in incoming {
+          spawn_isolate_thread(task);
         }
       })
       .expect("the V8 host thread must start");
-    Host { jobs }
+    Host { tasks }
   })
 }
 
-fn spawn_isolate_thread(job: RunJob) {
-  let slot = std::sync::Arc::new(Mutex::new(Some(job)));
+fn spawn_isolate_thread(task: HostTask) {
+  let slot = Arc::new(Mutex::new(Some(task)));
   let for_thread = slot.clone();
   let spawned = std::thread::Builder::new()
     .name("dsh-v8-isolate".into())
     .stack_size(ISOLATE_THREAD_STACK_BYTES)
-    .spawn(move || {
-      if let Some(job) = for_thread.lock().ok().and_then(|mut job| job.take()) {
-        job.execute();
+    .spawn(move || match for_thread.lock().ok().and_then(|mut task| task.take()) {
+      Some(HostTask::Run(job, pool)) => {
+        run_cold(job);
+        if let Some(pool) = pool {
+          pool.thread_exited();
+        }
       }
+      Some(HostTask::Prepare(pool)) => pool.serve(),
+      None => {}
     });
   if let Err(error) = spawned {
-    if let Some(job) = slot.lock().ok().and_then(|mut job| job.take()) {
-      job.abandon(&format!("could not start an isolate thread: {error}"));
+    match slot.lock().ok().and_then(|mut task| task.take()) {
+      Some(HostTask::Run(job, pool)) => {
+        job.abandon(&format!("could not start an isolate thread: {error}"));
+        if let Some(pool) = pool {
+          pool.thread_not_started();
+        }
+      }
+      Some(HostTask::Prepare(pool)) => pool.thread_not_started(),
+      None => {}
+    }
+  }
+}
+
+/// A run on a thread of its own, whose isolate is created for it.
+fn run_cold(job: RunJob) {
+  let live = LiveThread::enter();
+  match event_loop() {
+    Ok(tokio) => {
+      let _entered = tokio.enter();
+      let isolate = PreparedIsolate::new(job.shared.limits.heap_bytes);
+      job.execute(&tokio, isolate, live);
+    }
+    Err(why) => {
+      drop(live);
+      job.abandon(&why);
     }
   }
 }
@@ -68,7 +106,30 @@ pub fn ensure_initialised() {
 
 /// Hands a run to a fresh isolate thread.
 pub fn submit(job: RunJob) {
-  if let Err(unsent) = host().jobs.send(job) {
-    unsent.into_inner().abandon("the V8 host thread is gone");
+  send_run(job, None);
+}
+
+/// Hands a run of `pool` to a fresh isolate thread, which the pool counts until it exits.
+pub fn submit_cold(job: RunJob, pool: Arc<Pool>) {
+  send_run(job, Some(pool));
+}
+
+fn send_run(job: RunJob, pool: Option<Arc<Pool>>) {
+  if let Err(unsent) = host().tasks.send(HostTask::Run(job, pool)) {
+    if let HostTask::Run(job, pool) = unsent.into_inner() {
+      job.abandon("the V8 host thread is gone");
+      if let Some(pool) = pool {
+        pool.thread_not_started();
+      }
+    }
+  }
+}
+
+/// Starts a pool thread that prepares one isolate.
+pub fn prepare(pool: Arc<Pool>) {
+  if let Err(unsent) = host().tasks.send(HostTask::Prepare(pool)) {
+    if let HostTask::Prepare(pool) = unsent.into_inner() {
+      pool.thread_not_started();
+    }
   }
 }

@@ -3,34 +3,15 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
+use deno_core::v8;
 use tokio::sync::Notify;
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
-use crate::lossless::{Intrinsics, read_utf16};
-use crate::ops::{RunContext, dsh_program};
+use crate::isolate::{LiveThread, PreparedIsolate};
 
-/// The bootstrap that builds the program's world; it evaluates to its `start` function.
-const WORLD_JS: &str = concat!(
-  "(() => {\n'use strict';\n",
-  include_str!("js/01_inspect.js"),
-  include_str!("js/02_world.js"),
-  "\n})()"
-);
-
-const NEVER_SETTLES: &str =
-  "program awaits a promise that can never settle (no timer, binding call or other work is pending)";
-
-/// Isolate threads alive right now, in this process.
-static LIVE_ISOLATE_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-pub fn live_isolate_threads() -> usize {
-  LIVE_ISOLATE_THREADS.load(Ordering::SeqCst)
-}
 
 pub type BindingFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
 
@@ -113,7 +94,7 @@ pub struct RunShared {
   state: Mutex<RunState>,
   clock: Mutex<Option<CpuClock>>,
   meter: Mutex<UsageMeter>,
-  stopped: Notify,
+  pub(crate) stopped: Notify,
 }
 
 impl RunShared {
@@ -175,7 +156,7 @@ impl RunShared {
   }
 
   /// Lets stops reach the isolate; `false` when the run already ended before it existed.
-  fn attach_isolate(&self, isolate: v8::IsolateHandle) -> bool {
+  pub(crate) fn attach_isolate(&self, isolate: v8::IsolateHandle) -> bool {
     let mut state = self.state();
     state.isolate = Some(isolate);
     state.ending.is_none()
@@ -204,11 +185,11 @@ impl RunShared {
     }
   }
 
-  fn record_startup(&self) {
+  pub(crate) fn record_startup(&self) {
     self.meter().usage.startup = self.started.elapsed();
   }
 
-  fn record_heap_peak(&self, bytes: usize) {
+  pub(crate) fn record_heap_peak(&self, bytes: usize) {
     self.meter().usage.heap_peak_bytes = bytes;
   }
 
@@ -261,7 +242,7 @@ impl RunShared {
     self.started.elapsed()
   }
 
-  fn failure(kind: FailureKind, message: &str) -> Ending {
+  pub(crate) fn failure(kind: FailureKind, message: &str) -> Ending {
     Ending::Failure(kind, message.encode_utf16().collect())
   }
 
@@ -286,26 +267,32 @@ pub struct RunJob {
 }
 
 impl RunJob {
-  /// Runs on a fresh isolate thread: executes the program, then delivers the result.
-  pub fn execute(self) {
-    LIVE_ISOLATE_THREADS.fetch_add(1, Ordering::SeqCst);
+  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, then
+  /// delivers the result once the isolate is gone.
+  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>, live: LiveThread) {
     let RunJob { shared, program, params, namespaces_json, dispatch, deliver } = self;
     shared.bind_clock_to_current_thread();
     crate::watchdog::watch(shared.clone());
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-      execute_program(&shared, &program, &params, &namespaces_json, dispatch)
+      isolate.map(|isolate| isolate.run(tokio, &shared, &program, &params, &namespaces_json, dispatch))
     }));
-    let failure = match outcome {
-      Ok(Ok(())) => None,
-      Ok(Err(message)) => Some(message),
-      Err(_) => Some("the isolate thread panicked".to_owned()),
+    let spent = match outcome {
+      Ok(Ok(spent)) => Some(spent),
+      Ok(Err(message)) => {
+        shared.finish(RunShared::failure(FailureKind::WorkerExit, &message));
+        None
+      }
+      Err(_) => {
+        shared.finish(RunShared::failure(FailureKind::WorkerExit, "the isolate thread panicked"));
+        None
+      }
     };
-    if let Some(message) = failure {
-      shared.finish(RunShared::failure(FailureKind::WorkerExit, &message));
-    }
     shared.release_clock();
-    LIVE_ISOLATE_THREADS.fetch_sub(1, Ordering::SeqCst);
     deliver(shared.settle());
+    // Disposing an isolate takes a while: the caller already has its result. Disposal of the
+    // runtime waits for this thread (see `Pool::close`).
+    drop(spent);
+    drop(live);
   }
 
   /// The run could not get a thread: it ends as `worker-exit` with why.
@@ -315,137 +302,3 @@ impl RunJob {
   }
 }
 
-fn execute_program(
-  shared: &Arc<RunShared>,
-  program: &str,
-  params: &[String],
-  namespaces_json: &str,
-  dispatch: Option<BindingDispatch>,
-) -> Result<(), String> {
-  let tokio = tokio::runtime::Builder::new_current_thread()
-    .enable_all()
-    .build()
-    .map_err(|error| format!("could not start the isolate's event loop: {error}"))?;
-  // deno_core aborts the process if V8 posts a delayed task outside a tokio context.
-  let _entered = tokio.enter();
-  let buffers = crate::buffers::BufferBudget::new(shared.limits.heap_bytes);
-  let create_params = v8::CreateParams::default()
-    .heap_limits(0, shared.limits.heap_bytes)
-    .array_buffer_allocator(crate::buffers::counting_allocator(&buffers));
-  let buffers_peak = buffers.clone();
-  let mut js = JsRuntime::try_new(RuntimeOptions {
-    extensions: vec![dsh_program::init()],
-    module_loader: Some(std::rc::Rc::new(crate::modules::NoModules)),
-    create_params: Some(create_params),
-    ..Default::default()
-  })
-  .map_err(|error| format!("could not create an isolate: {error}"))?;
-
-  let on_heap_limit = shared.clone();
-  let isolate: *mut v8::Isolate = &mut **js.v8_isolate();
-  js.add_near_heap_limit_callback(move |current, _initial| {
-    // SAFETY: V8 calls this on the isolate thread while the isolate (owned by `js`) is alive.
-    let used = unsafe { (*isolate).get_heap_statistics() }.used_heap_size();
-    if buffers.take_refusal() && used < current / 4 * 3 {
-      // A refused ArrayBuffer made V8 collect as a last resort while the heap itself has room:
-      // the program gets its RangeError, and the heap limit stays where it is.
-      return current;
-    }
-    on_heap_limit.finish(RunShared::failure(FailureKind::WorkerExit, &on_heap_limit.limits.heap_message));
-    // Room for V8 to unwind the terminated program instead of reaching its fatal OOM path.
-    current.saturating_mul(2)
-  });
-  if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
-    return Ok(());
-  }
-  js.v8_isolate().set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
-
-  let start = js
-    .execute_script("ext:dsh/world.js", WORLD_JS)
-    .map_err(|error| format!("could not build the program's world: {error}"))?;
-  let intrinsics = capture_intrinsics(&mut js);
-  js.op_state().borrow_mut().put(RunContext { shared: shared.clone(), dispatch, intrinsics });
-
-  shared.record_startup();
-  start_program(&mut js, shared, &start, program, params, namespaces_json);
-
-  tokio.block_on(async {
-    tokio::select! {
-      biased;
-      () = shared.stopped.notified() => {}
-      polled = js.run_event_loop(PollEventLoopOptions::default()) => {
-        let ending = match polled {
-          Ok(()) => RunShared::failure(FailureKind::Exception, NEVER_SETTLES),
-          Err(error) => RunShared::failure(FailureKind::Exception, &error.to_string()),
-        };
-        shared.finish(ending);
-      }
-    }
-  });
-  let heap = js.v8_isolate().get_heap_statistics().total_heap_size();
-  shared.record_heap_peak(heap + buffers_peak.peak());
-  drop(js);
-  Ok(())
-}
-
-fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
-  let context = js.main_context();
-  v8::scope_with_context!(scope, js.v8_isolate(), context);
-  let global = scope.get_current_context().global(scope);
-  let prototype_of = |name: &str| -> v8::Global<v8::Object> {
-    let key = v8::String::new(scope, name).expect("short name");
-    let ctor: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
-    let key = v8::String::new(scope, "prototype").expect("short name");
-    let prototype: v8::Local<v8::Object> = ctor.get(scope, key.into()).unwrap().try_cast().unwrap();
-    v8::Global::new(scope, prototype)
-  };
-  Intrinsics { object_prototype: prototype_of("Object"), array_prototype: prototype_of("Array") }
-}
-
-/// Compiles the program as an async function whose parameters are the injected names, then
-/// hands it to the world's `start`. A compile error ends the run as an `exception`.
-fn start_program(
-  js: &mut JsRuntime,
-  shared: &RunShared,
-  start: &v8::Global<v8::Value>,
-  program: &str,
-  params: &[String],
-  namespaces_json: &str,
-) {
-  let context = js.main_context();
-  v8::scope_with_context!(scope, js.v8_isolate(), context);
-  v8::tc_scope!(let scope, scope);
-  // The header has a line of its own, and the origin starts one line early, so V8 reports
-  // the program's own line and column numbers.
-  let source = format!("(async function ({}) {{'use strict';\n{program}\n}})", params.join(", "));
-  let compiled = (|| {
-    let source = v8::String::new(scope, &source)?;
-    let name = v8::String::empty(scope);
-    let origin = v8::ScriptOrigin::new(scope, name.into(), -1, 0, false, 0, None, false, false, false, None);
-    let script = v8::Script::compile(scope, source, Some(&origin))?;
-    let program = script.run(scope)?;
-    let start: v8::Local<v8::Function> = v8::Local::new(scope, start).try_cast().ok()?;
-    let namespaces = v8::String::new(scope, namespaces_json)?;
-    let undefined = v8::undefined(scope).into();
-    start.call(scope, undefined, &[program, namespaces.into()])
-  })();
-  if compiled.is_none() {
-    let message = match scope.exception() {
-      Some(exception) => thrown_text(scope, exception),
-      None => "the program could not be compiled".encode_utf16().collect(),
-    };
-    shared.finish(Ending::Failure(FailureKind::Exception, message));
-  }
-}
-
-/// A compile-time exception's stack (V8's own SyntaxError), else its string form.
-fn thrown_text<'s>(scope: &mut v8::PinScope<'s, '_>, exception: v8::Local<'s, v8::Value>) -> Text {
-  let stack = exception.try_cast::<v8::Object>().ok().and_then(|error| {
-    let key = v8::String::new(scope, "stack")?;
-    error.get(scope, key.into())?.try_cast::<v8::String>().ok()
-  });
-  match stack.or_else(|| exception.to_string(scope)) {
-    Some(text) => read_utf16(scope, text),
-    None => "program threw an unrenderable value".encode_utf16().collect(),
-  }
-}

@@ -27,9 +27,6 @@ const ObjectCreate = Object.create;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectPrototypeIsPrototypeOf = Object.prototype.isPrototypeOf;
 const PromiseCtor = Promise;
-const ProxyCtor = Proxy;
-const RangeErrorCtor = RangeError;
-const ReflectConstruct = Reflect.construct;
 const PromisePrototypeThen = Promise.prototype.then;
 const ReflectApply = Reflect.apply;
 const StringCtor = String;
@@ -158,28 +155,6 @@ const world = {
 };
 for (const name in world) {
   ObjectDefineProperty(globalThis, name, { __proto__: null, value: world[name], enumerable: false, writable: true, configurable: true });
-}
-delete globalThis.Deno;
-delete globalThis.__bootstrap;
-
-// Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
-// world has none: no WebAssembly (its memories), and no resizable or growable buffers.
-delete globalThis.WebAssembly;
-for (const BufferCtor of [ArrayBuffer, SharedArrayBuffer]) {
-  const guarded = new ProxyCtor(BufferCtor, {
-    __proto__: null,
-    construct(target, args, newTarget) {
-      const options = args[1];
-      if (options !== null && (typeof options === 'object' || typeof options === 'function') &&
-        options.maxByteLength !== undefined) {
-        throw new RangeErrorCtor(`resizable ${target.name}s are not available: their memory would escape the run's heap cap`);
-      }
-      return ReflectConstruct(target, [args[0]], newTarget === guarded ? target : newTarget);
-    },
-  });
-  const slot = { __proto__: null, value: guarded, enumerable: false, writable: true, configurable: true };
-  ObjectDefineProperty(BufferCtor.prototype, 'constructor', slot);
-  ObjectDefineProperty(globalThis, BufferCtor.name, slot);
 }
 
 // One constructor per namespace with an errorClass, built as (memberName, message).

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// `npm run bench`: each workload on our runtime and on the reference worker-thread backend, in one
+// process, alternating. Prints medians, p99s and ratios; writes bench/results.json and bench/chart.svg.
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import { fileURLToPath } from 'node:url'
+import { nodeBinary } from '../scripts/node-major.mjs'
+import { drawChart } from './chart.mjs'
+import { WORKLOADS } from './workloads.mjs'
+
+// The reference backend needs Node >= 22.19: re-run under a Node 24 from the registry if older.
+const [major, minor] = process.versions.node.split('.').map(Number)
+if (major < 22 || (major === 22 && minor < 19)) {
+  const node = nodeBinary(24)
+  execFileSync(node, ['--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' })
+  process.exit(0)
+}
+
+const { Context } = await import('@deepseek-ai/cordis')
+const { default: V8CodeRuntime } = await import('dsh-code-runtime-v8')
+const { default: WorkerThreadCodeRuntime } = await import('@deepseek-ai/dsh-code-runtime-worker-thread')
+const native = createRequire(import.meta.url)('../lib/native.cjs')
+
+async function load(Plugin) {
+  const ctx = new Context()
+  const fiber = ctx.plugin(Plugin, { computeMs: 120_000, maxWallMs: 600_000 })
+  await fiber
+  return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
+}
+
+const ours = await load(V8CodeRuntime)
+const reference = await load(WorkerThreadCodeRuntime)
+const sides = { ours: { ...ours, native }, reference }
+
+const quantile = (values, q) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+}
+
+const quick = process.argv.includes('--quick')
+const results = []
+for (const workload of WORKLOADS) {
+  const samples = { ours: [], reference: [] }
+  const extra = { ours: {}, reference: {} }
+  const rounds = quick ? Math.max(2, Math.ceil(workload.rounds / 10)) : workload.rounds
+  for (let round = 0; round < rounds + 1; round++) {
+    for (const side of round % 2 ? ['reference', 'ours'] : ['ours', 'reference']) {
+      if (workload.only && workload.only !== side) continue
+      const measured = await workload.measure(sides[side], side)
+      // The first round warms up both sides and is not kept.
+      if (round === 0) continue
+      samples[side].push(...[].concat(measured.value))
+      Object.assign(extra[side], measured.extra)
+    }
+  }
+  const summary = (side) => samples[side].length === 0 ? undefined : {
+    median: quantile(samples[side], 0.5), p99: quantile(samples[side], 0.99), n: samples[side].length, ...extra[side],
+  }
+  const row = { name: workload.name, unit: workload.unit, ours: summary('ours'), reference: summary(workload.versus ?? 'reference') }
+  if (row.ours && row.reference) row.ratio = row.ours.median / row.reference.median
+  results.push(row)
+  const show = (s) => (s ? `median ${s.median.toFixed(3)} p99 ${s.p99.toFixed(3)}` : '-')
+  console.log(`${workload.name.padEnd(44)} ${workload.unit.padEnd(6)} ours ${show(row.ours).padEnd(32)} reference ${show(row.reference).padEnd(32)} ratio ${row.ratio?.toFixed(4) ?? '-'}`)
+}
+
+await ours.dispose()
+await reference.dispose()
+
+const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), date: new Date().toISOString() }
+writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify({ machine, results }, null, 2) + '\n')
+writeFileSync(new URL('./chart.svg', import.meta.url), drawChart(results, machine))
+console.log('wrote bench/results.json and bench/chart.svg')

@@ -1,0 +1,246 @@
+//! One isolate: prepared (runtime, world, hooks) before its run is known, then used for exactly
+//! one run and dropped on the thread that made it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
+
+use crate::buffers::{BufferBudget, counting_allocator};
+use crate::ledger::{Ending, FailureKind, Text};
+use crate::lossless::{Intrinsics, read_utf16};
+use crate::ops::{RunContext, dsh_program};
+use crate::run::{BindingDispatch, RunShared};
+
+/// The bootstrap that builds the program's world; it evaluates to its `start` function.
+pub const WORLD_JS: &str = concat!(
+  "(() => {\n'use strict';\n",
+  include_str!("js/01_inspect.js"),
+  include_str!("js/02_world.js"),
+  "\n})()"
+);
+
+/// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
+const LOCKDOWN_JS: &str = include_str!("js/03_lockdown.js");
+
+/// Where a snapshot keeps the world's `start` function: a private key, invisible to programs.
+pub const START_KEY: &str = "dsh-code-runtime-v8#start";
+
+pub fn start_key<'s>(scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+  let name = v8::String::new(scope, START_KEY).expect("a short key");
+  v8::Private::for_api(scope, Some(name))
+}
+
+/// The snapshot embedded at build time (see `build.rs`); empty when built without one.
+static SNAPSHOT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin"));
+
+const NEVER_SETTLES: &str =
+  "program awaits a promise that can never settle (no timer, binding call or other work is pending)";
+
+/// Isolate threads alive right now, in this process (prepared ones included).
+static LIVE_ISOLATE_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+pub fn live_isolate_threads() -> usize {
+  LIVE_ISOLATE_THREADS.load(Ordering::SeqCst)
+}
+
+/// Counts an isolate thread for as long as it is held.
+pub struct LiveThread;
+
+impl LiveThread {
+  pub fn enter() -> Self {
+    LIVE_ISOLATE_THREADS.fetch_add(1, Ordering::SeqCst);
+    Self
+  }
+}
+
+impl Drop for LiveThread {
+  fn drop(&mut self) {
+    LIVE_ISOLATE_THREADS.fetch_sub(1, Ordering::SeqCst);
+  }
+}
+
+/// A current-thread tokio runtime: deno_core aborts the process if V8 posts a delayed task
+/// for an isolate created outside one, so every isolate thread enters its own first.
+pub fn event_loop() -> Result<tokio::runtime::Runtime, String> {
+  tokio::runtime::Builder::new_current_thread()
+    .enable_all()
+    .build()
+    .map_err(|error| format!("could not start the isolate's event loop: {error}"))
+}
+
+pub struct PreparedIsolate {
+  js: JsRuntime,
+  start: v8::Global<v8::Value>,
+  intrinsics: Intrinsics,
+  /// The run the heap-limit hook reports to, once there is one.
+  current: Rc<RefCell<Option<Arc<RunShared>>>>,
+  buffers: Arc<BufferBudget>,
+}
+
+impl PreparedIsolate {
+  /// Creates the runtime and the program's world; call inside the thread's tokio context.
+  pub fn new(heap_bytes: usize) -> Result<Self, String> {
+    let buffers = BufferBudget::new(heap_bytes);
+    let create_params = v8::CreateParams::default()
+      .heap_limits(0, heap_bytes)
+      .array_buffer_allocator(counting_allocator(&buffers));
+    let mut js = JsRuntime::try_new(RuntimeOptions {
+      extensions: vec![dsh_program::init()],
+      module_loader: Some(Rc::new(crate::modules::NoModules)),
+      create_params: Some(create_params),
+      startup_snapshot: (!SNAPSHOT.is_empty()).then_some(SNAPSHOT),
+      ..Default::default()
+    })
+    .map_err(|error| format!("could not create an isolate: {error}"))?;
+
+    let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
+    let hook_run = current.clone();
+    let hook_buffers = buffers.clone();
+    // The raw V8 pointer stays put while `js` moves; a `&mut v8::Isolate` would not.
+    // SAFETY: only read back inside the callback below, which V8 calls while the isolate lives.
+    let raw_isolate = unsafe { js.v8_isolate().as_raw_isolate_ptr() };
+    js.add_near_heap_limit_callback(move |limit, _initial| {
+      // SAFETY: V8 calls this on the isolate thread while the isolate (owned by `js`) is alive;
+      // the `Isolate` made here only borrows it (it has no destructor).
+      let mut isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(raw_isolate) };
+      let used = isolate.get_heap_statistics().used_heap_size();
+      if hook_buffers.take_refusal() && used < limit / 4 * 3 {
+        // A refused ArrayBuffer made V8 collect as a last resort while the heap itself has
+        // room: the program gets its RangeError, and the heap limit stays where it is.
+        return limit;
+      }
+      if let Some(run) = hook_run.borrow().as_ref() {
+        run.finish(RunShared::failure(FailureKind::WorkerExit, &run.limits.heap_message));
+      } else {
+        // No run yet (the bootstrap itself ran out): stop here all the same.
+        isolate.terminate_execution();
+      }
+      // Room for V8 to unwind the terminated program instead of reaching its fatal OOM path.
+      limit.saturating_mul(2)
+    });
+    js.v8_isolate().set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
+    let start = if SNAPSHOT.is_empty() {
+      js.execute_script("ext:dsh/world.js", WORLD_JS)
+        .map_err(|error| format!("could not build the program's world: {error}"))?
+    } else {
+      snapshot_start(&mut js).ok_or("the startup snapshot has no world")?
+    };
+    js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
+      .map_err(|error| format!("could not lock the program's world down: {error}"))?;
+    let intrinsics = capture_intrinsics(&mut js);
+    Ok(Self { js, start, intrinsics, current, buffers })
+  }
+
+  /// Runs one program to its end; returns the spent runtime for the caller to drop on this
+  /// thread once the result is on its way.
+  pub fn run(
+    self,
+    tokio: &tokio::runtime::Runtime,
+    shared: &Arc<RunShared>,
+    program: &str,
+    params: &[String],
+    namespaces_json: &str,
+    dispatch: Option<BindingDispatch>,
+  ) -> JsRuntime {
+    let PreparedIsolate { mut js, start, intrinsics, current, buffers } = self;
+    *current.borrow_mut() = Some(shared.clone());
+    if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
+      return js;
+    }
+    js.op_state().borrow_mut().put(RunContext { shared: shared.clone(), dispatch, intrinsics });
+    shared.record_startup();
+    start_program(&mut js, shared, &start, program, params, namespaces_json);
+
+    tokio.block_on(async {
+      tokio::select! {
+        biased;
+        () = shared.stopped.notified() => {}
+        polled = js.run_event_loop(PollEventLoopOptions::default()) => {
+          let ending = match polled {
+            Ok(()) => RunShared::failure(FailureKind::Exception, NEVER_SETTLES),
+            Err(error) => RunShared::failure(FailureKind::Exception, &error.to_string()),
+          };
+          shared.finish(ending);
+        }
+      }
+    });
+    let heap = js.v8_isolate().get_heap_statistics().total_heap_size();
+    shared.record_heap_peak(heap + buffers.peak());
+    js
+  }
+}
+
+/// The world's `start` function, as the snapshot left it on the global object.
+fn snapshot_start(js: &mut JsRuntime) -> Option<v8::Global<v8::Value>> {
+  let context = js.main_context();
+  v8::scope_with_context!(scope, js.v8_isolate(), context);
+  let global = scope.get_current_context().global(scope);
+  let key = start_key(scope);
+  let start = global.get_private(scope, key).filter(|start| start.is_function())?;
+  Some(v8::Global::new(scope, start))
+}
+
+fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
+  let context = js.main_context();
+  v8::scope_with_context!(scope, js.v8_isolate(), context);
+  let global = scope.get_current_context().global(scope);
+  let prototype_of = |name: &str| -> v8::Global<v8::Object> {
+    let key = v8::String::new(scope, name).expect("short name");
+    let ctor: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
+    let key = v8::String::new(scope, "prototype").expect("short name");
+    let prototype: v8::Local<v8::Object> = ctor.get(scope, key.into()).unwrap().try_cast().unwrap();
+    v8::Global::new(scope, prototype)
+  };
+  Intrinsics { object_prototype: prototype_of("Object"), array_prototype: prototype_of("Array") }
+}
+
+/// Compiles the program as an async function whose parameters are the injected names, then
+/// hands it to the world's `start`. A compile error ends the run as an `exception`.
+fn start_program(
+  js: &mut JsRuntime,
+  shared: &RunShared,
+  start: &v8::Global<v8::Value>,
+  program: &str,
+  params: &[String],
+  namespaces_json: &str,
+) {
+  let context = js.main_context();
+  v8::scope_with_context!(scope, js.v8_isolate(), context);
+  v8::tc_scope!(let scope, scope);
+  // The header has a line of its own, and the origin starts one line early, so V8 reports
+  // the program's own line and column numbers.
+  let source = format!("(async function ({}) {{'use strict';\n{program}\n}})", params.join(", "));
+  let compiled = (|| {
+    let source = v8::String::new(scope, &source)?;
+    let name = v8::String::empty(scope);
+    let origin = v8::ScriptOrigin::new(scope, name.into(), -1, 0, false, 0, None, false, false, false, None);
+    let script = v8::Script::compile(scope, source, Some(&origin))?;
+    let program = script.run(scope)?;
+    let start: v8::Local<v8::Function> = v8::Local::new(scope, start).try_cast().ok()?;
+    let namespaces = v8::String::new(scope, namespaces_json)?;
+    let undefined = v8::undefined(scope).into();
+    start.call(scope, undefined, &[program, namespaces.into()])
+  })();
+  if compiled.is_none() {
+    let message = match scope.exception() {
+      Some(exception) => thrown_text(scope, exception),
+      None => "the program could not be compiled".encode_utf16().collect(),
+    };
+    shared.finish(Ending::Failure(FailureKind::Exception, message));
+  }
+}
+
+/// A compile-time exception's stack (V8's own SyntaxError), else its string form.
+fn thrown_text<'s>(scope: &mut v8::PinScope<'s, '_>, exception: v8::Local<'s, v8::Value>) -> Text {
+  let stack = exception.try_cast::<v8::Object>().ok().and_then(|error| {
+    let key = v8::String::new(scope, "stack")?;
+    error.get(scope, key.into())?.try_cast::<v8::String>().ok()
+  });
+  match stack.or_else(|| exception.to_string(scope)) {
+    Some(text) => read_utf16(scope, text),
+    None => "program threw an unrenderable value".encode_utf16().collect(),
+  }
+}

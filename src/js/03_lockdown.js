@@ -1,0 +1,32 @@
+// Runs in every isolate before its program, after any snapshot was restored: V8 installs
+// SharedArrayBuffer and WebAssembly only then, and deno_core needs `Deno` until then.
+//
+// Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
+// world has none: no WebAssembly (its memories), and no resizable or growable buffers.
+(() => {
+  'use strict';
+  const ObjectDefineProperty = Object.defineProperty;
+  const ProxyCtor = Proxy;
+  const RangeErrorCtor = RangeError;
+  const ReflectConstruct = Reflect.construct;
+  // deno_core reads these while it restores a snapshot; the world captured what it needs.
+  delete globalThis.Deno;
+  delete globalThis.__bootstrap;
+  delete globalThis.WebAssembly;
+  for (const BufferCtor of [ArrayBuffer, SharedArrayBuffer]) {
+    const guarded = new ProxyCtor(BufferCtor, {
+      __proto__: null,
+      construct(target, args, newTarget) {
+        const options = args[1];
+        if (options !== null && (typeof options === 'object' || typeof options === 'function') &&
+          options.maxByteLength !== undefined) {
+          throw new RangeErrorCtor(`resizable ${target.name}s are not available: their memory would escape the run's heap cap`);
+        }
+        return ReflectConstruct(target, [args[0]], newTarget === guarded ? target : newTarget);
+      },
+    });
+    const slot = { __proto__: null, value: guarded, enumerable: false, writable: true, configurable: true };
+    ObjectDefineProperty(BufferCtor.prototype, 'constructor', slot);
+    ObjectDefineProperty(globalThis, BufferCtor.name, slot);
+  }
+})();

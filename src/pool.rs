@@ -1,0 +1,120 @@
+//! Isolates prepared ahead of demand: each serves exactly one run and is then dropped, so
+//! isolation between runs stays total while a run skips creating its runtime and world.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
+
+use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
+use crate::run::RunJob;
+
+/// How often an idle prepared isolate checks whether its pool was closed.
+const IDLE_CHECK: Duration = Duration::from_millis(100);
+
+pub struct Pool {
+  pub heap_bytes: usize,
+  /// Idle prepared isolates, each as the sender that hands it its run.
+  ready_tx: Sender<Sender<RunJob>>,
+  ready_rx: Receiver<Sender<RunJob>>,
+  closed: AtomicBool,
+  /// Threads asked for and not yet exited.
+  threads: AtomicUsize,
+  on_empty: Mutex<Vec<Box<dyn FnOnce() + Send>>>,
+}
+
+impl Pool {
+  pub fn new(capacity: usize, heap_bytes: usize) -> Arc<Self> {
+    let (ready_tx, ready_rx) = unbounded();
+    let pool = Arc::new(Self {
+      heap_bytes,
+      ready_tx,
+      ready_rx,
+      closed: AtomicBool::new(false),
+      threads: AtomicUsize::new(0),
+      on_empty: Mutex::new(Vec::new()),
+    });
+    for _ in 0..capacity {
+      pool.prepare_one();
+    }
+    pool
+  }
+
+  fn prepare_one(self: &Arc<Self>) {
+    if !self.closed.load(Ordering::SeqCst) {
+      self.threads.fetch_add(1, Ordering::SeqCst);
+      crate::platform::prepare(self.clone());
+    }
+  }
+
+  /// Hands the run to a prepared isolate (and prepares its replacement), else to a fresh thread.
+  pub fn submit(self: &Arc<Self>, job: RunJob) {
+    match self.ready_rx.try_recv() {
+      Ok(isolate) => {
+        self.prepare_one();
+        if let Err(unsent) = isolate.send(job) {
+          self.threads.fetch_add(1, Ordering::SeqCst);
+          crate::platform::submit_cold(unsent.into_inner(), self.clone());
+        }
+      }
+      Err(_) => {
+        self.threads.fetch_add(1, Ordering::SeqCst);
+        crate::platform::submit_cold(job, self.clone());
+      }
+    }
+  }
+
+  /// Stops preparing; idle isolates exit. `on_empty` runs once every pool thread has exited.
+  pub fn close(&self, on_empty: Box<dyn FnOnce() + Send>) {
+    self.closed.store(true, Ordering::SeqCst);
+    while self.ready_rx.try_recv().is_ok() {}
+    let mut waiting = self.on_empty.lock().unwrap_or_else(|p| p.into_inner());
+    if self.threads.load(Ordering::SeqCst) == 0 {
+      drop(waiting);
+      on_empty();
+    } else {
+      waiting.push(on_empty);
+    }
+  }
+
+  /// A thread the host could not start.
+  pub fn thread_not_started(&self) {
+    self.thread_exited();
+  }
+
+  /// Called as each thread of the pool (prepared or cold) ends.
+  pub fn thread_exited(&self) {
+    let mut waiting = self.on_empty.lock().unwrap_or_else(|p| p.into_inner());
+    let left = self.threads.fetch_sub(1, Ordering::SeqCst) - 1;
+    let done = if left == 0 && self.closed.load(Ordering::SeqCst) { std::mem::take(&mut *waiting) } else { Vec::new() };
+    drop(waiting);
+    for callback in done {
+      callback();
+    }
+  }
+
+  /// The body of a pool thread: prepare an isolate, wait for a run, run it, exit.
+  pub fn serve(self: Arc<Self>) {
+    let live = LiveThread::enter();
+    self.serve_one(live);
+    self.thread_exited();
+  }
+
+  fn serve_one(&self, live: LiveThread) {
+    let Ok(tokio) = event_loop() else { return };
+    let _entered = tokio.enter();
+    let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else { return };
+    let (job_tx, job_rx) = bounded::<RunJob>(1);
+    if self.closed.load(Ordering::SeqCst) || self.ready_tx.send(job_tx).is_err() {
+      return;
+    }
+    loop {
+      match job_rx.recv_timeout(IDLE_CHECK) {
+        Ok(job) => return job.execute(&tokio, Ok(isolate), live),
+        Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.closed.load(Ordering::SeqCst) => {}
+        Err(_) => return,
+      }
+    }
+  }
+}

@@ -24,7 +24,7 @@ const LOOP_SHAPES = {
   'spread and Math.max': 'const a = [1, 2, 3]; for (;;) { Math.max(...a, ...[..."abc"].map(Number)) }',
   'labelled nested loops': 'outer: for (let i = 0; ; i++) { for (let j = 0; j < 10; j++) { if (j === 5) continue outer } }',
   'async loop': 'for (;;) { await null }',
-  'promise chain flood': 'const spin = () => Promise.resolve().then(spin); spin(); await new Promise(() => {})',
+  'promise chain flood': 'const spin = () => { Promise.resolve().then(spin) }; spin(); await new Promise(() => {})',
   'hot interval': 'setInterval(() => { for (let i = 0; i < 1e6; i++); }, 0); await new Promise(() => {})',
 }
 

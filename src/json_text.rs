@@ -141,3 +141,57 @@ mod tests {
     assert_eq!(out.len(), string_cost(&units));
   }
 }
+
+#[cfg(test)]
+mod properties {
+  use proptest::prelude::*;
+
+  use super::*;
+
+  fn any_utf16() -> impl Strategy<Value = Vec<u16>> {
+    // Biased towards the interesting classes: controls, quotes, surrogates, astral pairs.
+    let unit = prop_oneof![
+      0u16..0x20,
+      Just(u16::from(b'"')),
+      Just(u16::from(b'\\')),
+      0x20u16..0x7f,
+      0x80u16..0x800,
+      0xD800u16..0xE000,
+      0xE000u16..=0xFFFF,
+    ];
+    proptest::collection::vec(unit, 0..64)
+  }
+
+  proptest! {
+    #[test]
+    fn cost_is_the_length_of_the_text_written(units in any_utf16()) {
+      let mut text = String::new();
+      push_json_string(&mut text, &units);
+      prop_assert_eq!(string_cost(&units), text.len());
+    }
+
+    #[test]
+    fn well_formed_strings_are_written_as_serde_json_writes_them(text in "\\PC*") {
+      let units: Vec<u16> = text.encode_utf16().collect();
+      let mut ours = String::new();
+      push_json_string(&mut ours, &units);
+      prop_assert_eq!(ours, serde_json::to_string(&text).unwrap());
+    }
+
+    #[test]
+    fn the_fitting_prefix_is_the_longest_that_fits(units in any_utf16(), budget in 0usize..200) {
+      match fitting_prefix(&units, budget) {
+        None => prop_assert!(budget < 2),
+        Some(end) => {
+          prop_assert!(string_cost(&units[..end]) <= budget);
+          // Never inside a surrogate pair.
+          prop_assert!(end == 0 || end == units.len() || !(HIGH.contains(&units[end - 1]) && LOW.contains(&units[end])));
+          if end < units.len() {
+            let (width, _) = next_code_point(&units, end);
+            prop_assert!(string_cost(&units[..end + width]) > budget);
+          }
+        }
+      }
+    }
+  }
+}

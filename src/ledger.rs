@@ -239,3 +239,52 @@ mod tests {
     assert_eq!(over.error, failure(FailureKind::OutputLimit, "outer output exceeded 67108864 bytes"));
   }
 }
+
+#[cfg(test)]
+mod properties {
+  use proptest::prelude::*;
+
+  use super::*;
+
+  /// `JSON.stringify(logs)` by a simple model: serde_json writes JSON strings as V8 does.
+  fn logs_bytes(logs: &[String]) -> usize {
+    serde_json::to_string(logs).unwrap().len()
+  }
+
+  proptest! {
+    #[test]
+    fn a_result_never_exceeds_the_cap_and_keeps_a_prefix_of_the_logs(
+      logs in proptest::collection::vec("\\PC{0,40}", 0..12),
+      value in proptest::option::of("\\PC{0,60}"),
+      max in 4usize..400,
+    ) {
+      let mut ledger = Ledger::new(max);
+      let mut admitted = Vec::new();
+      for log in &logs {
+        if !ledger.admit(log.encode_utf16().collect()) { break }
+        admitted.push(log.clone());
+      }
+      // The model: what was admitted always fits.
+      prop_assert!(logs_bytes(&admitted) <= max);
+      let ending = match &value {
+        Some(text) => Ending::Value(serde_json::to_string(text).unwrap()),
+        None => Ending::NoValue,
+      };
+      let settled = ledger.settle(ending);
+      prop_assert!(settled.output_bytes() <= max);
+      let kept: Vec<String> = settled.logs.iter().map(|units| String::from_utf16(units).unwrap()).collect();
+      prop_assert_eq!(settled.output_bytes(), logs_bytes(&kept) + match (&settled.value, &settled.error) {
+        (Some(json), _) => json.len(),
+        (None, Some((_, message))) => serde_json::to_string(&String::from_utf16(message).unwrap()).unwrap().len(),
+        (None, None) => 0,
+      });
+      for (index, entry) in kept.iter().enumerate() {
+        let original = &logs[index];
+        if index + 1 < kept.len() { prop_assert_eq!(entry, original) } else { prop_assert!(original.starts_with(entry.as_str())) }
+      }
+      let everything_fits = admitted.len() == logs.len()
+        && logs_bytes(&logs) + value.as_ref().map_or(0, |v| serde_json::to_string(v).unwrap().len()) <= max;
+      prop_assert_eq!(settled.error.is_none(), everything_fits);
+    }
+  }
+}

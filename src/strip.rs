@@ -100,3 +100,36 @@ mod tests {
     assert!(strip_types(program).unwrap().ends_with("return 1"));
   }
 }
+
+#[cfg(test)]
+mod properties {
+  use proptest::prelude::*;
+
+  use super::strip_types;
+
+  /// Token soup that looks like TypeScript often enough to reach the eraser's interesting paths.
+  fn token() -> impl Strategy<Value = &'static str> {
+    prop::sample::select(vec![
+      "const ", "let ", "x", "y", ": number", ": string[]", " as any", "<T>", "interface I { a: T }", "type T = 1",
+      "enum E { A }", "namespace N { }", "declare ", "function f(a?: number): void { }", "class C { constructor(private p: number) {} }",
+      "=", " ", "\n", ";", "(", ")", "{", "}", "[", "]", "1", "'s'", "\"€\"", "`t${x}`", "return ", "await ", "=>", "?.", "!", "//c\n", "/*c*/",
+      "é", "😀", "\u{2028}",
+    ])
+  }
+
+  proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn stripping_never_panics_and_keeps_every_utf16_position(tokens in proptest::collection::vec(token(), 0..30)) {
+      let program: String = tokens.concat();
+      match strip_types(&program) {
+        Ok(code) => {
+          prop_assert_eq!(code.encode_utf16().count(), program.encode_utf16().count());
+          let lines = |s: &str| s.matches(['\n', '\u{2028}']).count();
+          prop_assert_eq!(lines(&code), lines(&program));
+        }
+        Err(message) => prop_assert!(!message.is_empty()),
+      }
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// Hostile programs and faults: the host never goes down and nothing leaks.
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep, threadCount, tools } from './helpers.mjs'
+import { HOSTILE_PROGRAMS, runHostile } from './fixtures/hostile-programs.mjs'
+import { soak } from '../bench/soak.mjs'
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
+const expected = JSON.parse(readFileSync(new URL('./fixtures/hostile-expected.json', import.meta.url), 'utf8'))
+
+test(`${Object.keys(HOSTILE_PROGRAMS).length} hostile programs end exactly as pinned, each followed by a normal run`, async () => {
+  assert.ok(Object.keys(HOSTILE_PROGRAMS).length >= 60)
+  assert.deepStrictEqual(Object.keys(expected), Object.keys(HOSTILE_PROGRAMS))
+  const outcomes = await runHostile()
+  for (const name of Object.keys(HOSTILE_PROGRAMS)) assert.deepStrictEqual(outcomes[name], expected[name], name)
+})
+
+test('disposal with 100 runs in flight settles them all and leaves no isolate thread', async () => {
+  const { runtime, dispose } = await setup()
+  const runs = Array.from({ length: 100 }, (_, i) => i % 2
+    ? runtime.run({ program: 'for (;;) {}', bindings: [] })
+    : runtime.run({ program: 'await tools.never({})', bindings: tools({ never: () => new Promise(() => {}) }) }))
+  await sleep(300)
+  await dispose()
+  assert.equal(native.liveIsolateThreads(), 0)
+  for (const result of await Promise.all(runs)) {
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } })
+  }
+  const again = await setup()
+  assert.deepStrictEqual(await again.runtime.run({ program: 'return "again"', bindings: [] }), { logs: [], value: 'again' })
+  await again.dispose()
+})
+
+test('two cordis contexts run side by side', async () => {
+  const first = await setup({ computeMs: 5000 })
+  const second = await setup({ maxOutputBytes: 64 })
+  const [a, b] = await Promise.all([
+    first.runtime.run({ program: 'await new Promise((r) => setTimeout(r, 50)); return "first"', bindings: [] }),
+    second.runtime.run({ program: 'return "y".repeat(100)', bindings: [] }),
+  ])
+  assert.deepStrictEqual(a, { logs: [], value: 'first' })
+  assert.deepStrictEqual(b, { logs: [], error: { kind: 'output-limit', message: 'outer output exceeded 64 bytes' } })
+  await Promise.all([first.dispose(), second.dispose()])
+})
+
+test('the addon loads and runs inside a worker_thread', async () => {
+  const worker = new Worker(`
+    const { parentPort } = require('node:worker_threads')
+    import('${new URL('./helpers.mjs', import.meta.url).href}').then(async ({ setup, tools }) => {
+      const { runtime, dispose } = await setup()
+      const result = await runtime.run({ program: 'return await tools.add({ a: 2, b: 3 })', bindings: tools({ add: async ({ a, b }) => a + b }) })
+      await dispose()
+      parentPort.postMessage(result)
+    })
+  `, { eval: true })
+  const [result] = await Promise.all([new Promise((resolve) => worker.once('message', resolve)), new Promise((resolve) => worker.once('exit', resolve))])
+  assert.deepStrictEqual(result, { logs: [], value: 5 })
+})
+
+test('a reduced soak: memory, threads and file descriptors stay flat (npm run soak runs the full one)', async () => {
+  const before = await threadCount()
+  const report = await soak({ sequential: 1000, concurrent: 200, concurrency: 50 })
+  assert.equal(report.failures, 0)
+  assert.ok(report.rssGrowthMb < 150, `resident memory grew by ${report.rssGrowthMb} MB`)
+  assert.ok(report.fdsEnd <= report.fdsStart + 2, `file descriptors ${report.fdsStart} -> ${report.fdsEnd}`)
+  assert.equal(await threadCount(), before)
+})

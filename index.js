@@ -58,8 +58,8 @@ async function settle(own, { program, bindings, signal }) {
   checkBindings(bindings)
   const { config, live } = own
   if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
-  const { params, namespacesJson, dispatch } = planBindings(bindings)
   const run = new native.NativeRun()
+  const { params, namespacesJson, dispatch } = planBindings(bindings, (call, tagged) => run.answer(call, tagged))
   const settled = run.start({
     program,
     params,

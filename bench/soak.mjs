@@ -21,7 +21,12 @@ export async function soak({ sequential, concurrent, concurrency }) {
     const result = await runtime.run({ program: `console.log('run', ${i}); return (await tools.echo({ i: ${i} })).i`, bindings })
     if (result.value !== i) failures++
   }
-  for (let i = 0; i < sequential; i++) await once(i)
+  // Resident memory every tenth of the sequential runs: a leak shows as a steady climb.
+  const rssSeries = []
+  for (let i = 0; i < sequential; i++) {
+    await once(i)
+    if ((i + 1) % Math.ceil(sequential / 10) === 0) rssSeries.push(Math.round(rssMb()))
+  }
   let next = 0
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < concurrent) await once(next++)
@@ -32,7 +37,7 @@ export async function soak({ sequential, concurrent, concurrency }) {
   return {
     failures,
     rssStartMb: start.rssMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
-    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds,
+    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, rssSeries,
   }
 }
 

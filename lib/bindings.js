@@ -55,9 +55,10 @@ const failure = (message) => 'E' + JSON.stringify(message)
 
 /**
  * The program side's view of the namespaces, and the host function that serves its calls.
- * Answers are tagged JSON text: `V<value>` or `E<message>`.
+ * Each call is answered through `answer(call, tagged)` with tagged JSON text: `V<value>` or
+ * `E<message>`.
  */
-export function planBindings(namespaces) {
+export function planBindings(namespaces, answer) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
   const described = namespaces.map(({ global, errorClass }, index) =>
     [global, names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
@@ -66,7 +67,7 @@ export function planBindings(namespaces) {
     ...namespaces.filter(({ errorClass }) => errorClass).map(({ errorClass }) => errorClass.name),
     'console',
   ]
-  const dispatch = async (namespaceIndex, nameIndex, argsJson) => {
+  const serve = async (namespaceIndex, nameIndex, argsJson) => {
     const { global, functions } = namespaces[namespaceIndex]
     const name = names[namespaceIndex][nameIndex]
     const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
@@ -79,6 +80,12 @@ export function planBindings(namespaces) {
     }
     const json = losslessJsonText(value)
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
+  }
+  const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {
+    serve(namespaceIndex, nameIndex, argsJson).then(
+      (tagged) => answer(call, tagged),
+      (error) => answer(call, failure(describeFailure(error))),
+    )
   }
   return { params, namespacesJson: JSON.stringify(described), dispatch }
 }

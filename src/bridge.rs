@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use napi::bindgen_prelude::*;
 use napi::sys;
-use napi::threadsafe_function::ThreadsafeFunction;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled};
@@ -83,7 +83,8 @@ impl ToNapiValue for SettledJs {
 }
 
 type Deliver = Box<dyn FnOnce(Env) -> Result<SettledJs>>;
-type DispatchFn = ThreadsafeFunction<FnArgs<(u32, u32, String)>, Promise<String>, FnArgs<(u32, u32, String)>, Status, false>;
+type CallArgs = FnArgs<(u32, u32, u32, String)>;
+type DispatchFn = ThreadsafeFunction<CallArgs, (), CallArgs, Status, false>;
 
 /// Settles a run that ends before any isolate exists (a pre-aborted signal), through the ledger.
 #[napi(ts_return_type = "NativeSettled")]
@@ -147,7 +148,7 @@ impl NativeRun {
     &self,
     env: &'env Env,
     request: NativeRunRequest,
-    dispatch: Function<'env, FnArgs<(u32, u32, String)>, Promise<String>>,
+    dispatch: Function<'env, CallArgs, ()>,
     pool: Option<&NativePool>,
   ) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<SettledJs, Deliver>()?;
@@ -174,14 +175,9 @@ impl NativeRun {
         return Ok(promise);
       }
     };
-    let tsfn: Arc<DispatchFn> =
-      Arc::new(dispatch.build_threadsafe_function().callee_handled::<false>().build()?);
-    let dispatch = BindingDispatch::new(move |namespace, name, args_json| {
-      let tsfn = tsfn.clone();
-      Box::pin(async move {
-        let answer = tsfn.call_async_catch((namespace, name, args_json).into()).await;
-        answer.map_err(|error| error.reason.clone())?.await.map_err(|error| error.reason.clone())
-      })
+    let tsfn: DispatchFn = dispatch.build_threadsafe_function().callee_handled::<false>().build()?;
+    let dispatch = BindingDispatch::new(move |call, namespace, name, args_json| {
+      tsfn.call((call, namespace, name, args_json).into(), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
     });
     let job = RunJob {
       shared,
@@ -197,6 +193,14 @@ impl NativeRun {
       _ => crate::platform::submit(job),
     }
     Ok(promise)
+  }
+
+  /// The host's answer to binding call `call`: `V<json>` or `E<json message>`.
+  #[napi]
+  pub fn answer(&self, call: u32, tagged: String) {
+    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+      shared.answer(call, tagged);
+    }
   }
 
   /// Stops the run at once with `abort` and this reason (an abort signal, or disposal).

@@ -105,10 +105,14 @@ pub async fn op_dsh_binding_call(
   let Some(dispatch) = dispatch else {
     return Err(JsErrorBox::generic("no host bindings are available to this run"));
   };
+  let (call, answer) = shared.wait_for_answer();
+  if !dispatch.send(call, namespace, name, args_json) {
+    return Err(JsErrorBox::generic("the host is no longer taking binding calls"));
+  }
   shared.binding_call_started();
-  let answer = dispatch.call(namespace, name, args_json).await;
+  let answer = answer.await;
   shared.binding_call_ended();
-  answer.map_err(JsErrorBox::generic)
+  answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))
 }
 
 deno_core::extension!(

@@ -1,32 +1,37 @@
 //! One run: its shared state, and the isolate thread that executes it.
 
-use std::future::Future;
+use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use deno_core::v8;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, oneshot};
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use crate::isolate::{LiveThread, PreparedIsolate};
 
 
-pub type BindingFuture = Pin<Box<dyn Future<Output = Result<String, String>> + Send>>;
-
-/// Sends one binding call to the host and resolves with its tagged JSON answer.
+/// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
+/// answers through `RunShared::answer`; `false` when it could not be sent.
 #[derive(Clone)]
-pub struct BindingDispatch(Arc<dyn Fn(u32, u32, String) -> BindingFuture + Send + Sync>);
+pub struct BindingDispatch(Arc<dyn Fn(u32, u32, u32, String) -> bool + Send + Sync>);
 
 impl BindingDispatch {
-  pub fn new(call: impl Fn(u32, u32, String) -> BindingFuture + Send + Sync + 'static) -> Self {
-    Self(Arc::new(call))
+  pub fn new(send: impl Fn(u32, u32, u32, String) -> bool + Send + Sync + 'static) -> Self {
+    Self(Arc::new(send))
   }
 
-  pub fn call(&self, namespace: u32, name: u32, args_json: String) -> BindingFuture {
-    (self.0)(namespace, name, args_json)
+  pub fn send(&self, call: u32, namespace: u32, name: u32, args_json: String) -> bool {
+    (self.0)(call, namespace, name, args_json)
   }
+}
+
+/// Binding calls waiting for the host's answer.
+#[derive(Default)]
+struct WaitingCalls {
+  next: u32,
+  waiting: HashMap<u32, oneshot::Sender<String>>,
 }
 
 /// What a run cost, reported beside its result by `runWithUsage`.
@@ -94,6 +99,7 @@ pub struct RunShared {
   state: Mutex<RunState>,
   clock: Mutex<Option<CpuClock>>,
   meter: Mutex<UsageMeter>,
+  calls: Mutex<WaitingCalls>,
   pub(crate) stopped: Notify,
 }
 
@@ -109,6 +115,7 @@ impl RunShared {
       limits,
       clock: Mutex::new(None),
       meter: Mutex::new(UsageMeter::default()),
+      calls: Mutex::new(WaitingCalls::default()),
       stopped: Notify::new(),
     })
   }
@@ -166,6 +173,24 @@ impl RunShared {
     self.meter.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
   }
 
+  /// Registers a call; its answer arrives on the receiver (or it closes when the run settles).
+  pub fn wait_for_answer(&self) -> (u32, oneshot::Receiver<String>) {
+    let (sender, receiver) = oneshot::channel();
+    let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+    calls.next = calls.next.wrapping_add(1);
+    let id = calls.next;
+    calls.waiting.insert(id, sender);
+    (id, receiver)
+  }
+
+  /// The host's answer to a call; dropped without harm once the run has settled.
+  pub fn answer(&self, call: u32, tagged: String) {
+    let sender = self.calls.lock().unwrap_or_else(|p| p.into_inner()).waiting.remove(&call);
+    if let Some(sender) = sender {
+      let _ = sender.send(tagged);
+    }
+  }
+
   pub fn binding_call_started(&self) {
     let mut meter = self.meter();
     meter.usage.binding_calls += 1;
@@ -203,6 +228,8 @@ impl RunShared {
       "the isolate ended without an outcome".encode_utf16().collect(),
     ));
     drop(state);
+    // Calls still waiting are the caller's to settle; their answers are no longer wanted.
+    self.calls.lock().unwrap_or_else(|p| p.into_inner()).waiting.clear();
     let settled = ledger.settle(ending);
     let mut meter = self.meter();
     // Calls still pending when the run ended stopped waiting then.

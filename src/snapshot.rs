@@ -13,6 +13,8 @@ use crate::ops::dsh_program;
 pub fn create() -> Box<[u8]> {
   // Compile every function of the world now, so isolates start with its code ready.
   v8::V8::set_flags_from_string(&format!("{} --no-lazy", crate::platform::V8_FLAGS));
+  let tokio = crate::isolate::event_loop().expect("a tokio runtime");
+  let _entered = tokio.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
     extensions: vec![dsh_program::init()],
     ..Default::default()

@@ -175,16 +175,21 @@ impl NativeRun {
         return Ok(promise);
       }
     };
-    let tsfn: DispatchFn = dispatch.build_threadsafe_function().callee_handled::<false>().build()?;
-    let dispatch = BindingDispatch::new(move |call, namespace, name, args_json| {
-      tsfn.call((call, namespace, name, args_json).into(), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
-    });
+    // A run without namespaces never calls the host: it holds no threadsafe function.
+    let dispatch = if request.namespaces_json == "[]" {
+      None
+    } else {
+      let tsfn: DispatchFn = dispatch.build_threadsafe_function().callee_handled::<false>().build()?;
+      Some(BindingDispatch::new(move |call, namespace, name, args_json| {
+        tsfn.call((call, namespace, name, args_json).into(), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+      }))
+    };
     let job = RunJob {
       shared,
       program,
       params: request.params,
       namespaces_json: request.namespaces_json,
-      dispatch: Some(dispatch),
+      dispatch,
       deliver,
     };
     // A prepared isolate has the pool's heap cap: use it only when that is this run's cap.

@@ -90,17 +90,14 @@ fn spawn_isolate_thread(task: HostTask) {
 
 /// A run on a thread of its own, whose isolate is created for it.
 fn run_cold(job: RunJob) {
-  let live = LiveThread::enter();
+  let _live = LiveThread::enter();
   match event_loop() {
     Ok(tokio) => {
       let _entered = tokio.enter();
       let isolate = PreparedIsolate::new(job.shared.limits.heap_bytes);
-      job.execute(&tokio, isolate, live);
+      job.execute(&tokio, isolate);
     }
-    Err(why) => {
-      drop(live);
-      job.abandon(&why);
-    }
+    Err(why) => job.abandon(&why),
   }
 }
 

@@ -1,5 +1,7 @@
 //! Isolates prepared ahead of demand: each serves exactly one run and is then dropped, so
-//! isolation between runs stays total while a run skips creating its runtime and world.
+//! isolation between runs stays total while a run skips creating its runtime and world. The
+//! pool's threads (and their tokio runtimes) live on: each prepares its next isolate as soon as
+//! its run is over.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -52,7 +54,6 @@ impl Pool {
   pub fn submit(self: &Arc<Self>, job: RunJob) {
     match self.ready_rx.try_recv() {
       Ok(isolate) => {
-        self.prepare_one();
         if let Err(unsent) = isolate.send(job) {
           self.threads.fetch_add(1, Ordering::SeqCst);
           crate::platform::submit_cold(unsent.into_inner(), self.clone());
@@ -94,26 +95,33 @@ impl Pool {
     }
   }
 
-  /// The body of a pool thread: prepare an isolate, wait for a run, run it, exit.
+  /// The body of a pool thread: prepare an isolate, wait for its run, run it; again, until the
+  /// pool closes.
   pub fn serve(self: Arc<Self>) {
     let live = LiveThread::enter();
-    self.serve_one(live);
+    if let Ok(tokio) = event_loop() {
+      let _entered = tokio.enter();
+      while self.serve_one(&tokio) {}
+    }
+    drop(live);
     self.thread_exited();
   }
 
-  fn serve_one(&self, live: LiveThread) {
-    let Ok(tokio) = event_loop() else { return };
-    let _entered = tokio.enter();
-    let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else { return };
+  /// Prepares one isolate and serves one run with it; `false` once the pool is closed.
+  fn serve_one(&self, tokio: &tokio::runtime::Runtime) -> bool {
+    let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else { return false };
     let (job_tx, job_rx) = bounded::<RunJob>(1);
     if self.closed.load(Ordering::SeqCst) || self.ready_tx.send(job_tx).is_err() {
-      return;
+      return false;
     }
     loop {
       match job_rx.recv_timeout(IDLE_CHECK) {
-        Ok(job) => return job.execute(&tokio, Ok(isolate), live),
+        Ok(job) => {
+          job.execute(tokio, Ok(isolate));
+          return !self.closed.load(Ordering::SeqCst);
+        }
         Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.closed.load(Ordering::SeqCst) => {}
-        Err(_) => return,
+        Err(_) => return false,
       }
     }
   }

@@ -9,7 +9,7 @@ use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
-use crate::isolate::{LiveThread, PreparedIsolate};
+use crate::isolate::PreparedIsolate;
 
 
 /// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
@@ -296,7 +296,7 @@ pub struct RunJob {
 impl RunJob {
   /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, then
   /// delivers the result once the isolate is gone.
-  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>, live: LiveThread) {
+  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) {
     let RunJob { shared, program, params, namespaces_json, dispatch, deliver } = self;
     shared.bind_clock_to_current_thread();
     crate::watchdog::watch(shared.clone());
@@ -319,7 +319,6 @@ impl RunJob {
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
-    drop(live);
   }
 
   /// The run could not get a thread: it ends as `worker-exit` with why.

@@ -31,6 +31,7 @@ try {
 } finally {
   writeFileSync(manifestPath, manifest)
 }
+const show = (bytes) => (bytes < 2 ** 20 ? `${(bytes / 2 ** 10).toFixed(1)} KiB` : `${(bytes / 2 ** 20).toFixed(1)} MiB`)
 for (const { filename, size, unpackedSize } of packed) {
-  console.log(`${filename}: ${(size / 2 ** 20).toFixed(1)} MiB packed, ${(unpackedSize / 2 ** 20).toFixed(1)} MiB unpacked`)
+  console.log(`${filename}: ${show(size)} packed, ${show(unpackedSize)} unpacked`)
 }

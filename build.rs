@@ -11,7 +11,8 @@ fn main() {
   let snapshot = match std::env::var_os("DSH_SNAPSHOT") {
     Some(path) => {
       println!("cargo:rerun-if-changed={}", PathBuf::from(&path).display());
-      std::fs::read(&path).unwrap_or_else(|error| panic!("DSH_SNAPSHOT {}: {error}", PathBuf::from(&path).display()))
+      std::fs::read(&path)
+        .unwrap_or_else(|error| panic!("DSH_SNAPSHOT {}: {error}", PathBuf::from(&path).display()))
     }
     None => Vec::new(),
   };

@@ -29,3 +29,16 @@ export async function threadCount() {
   const { readdir } = await import('node:fs/promises')
   return (await readdir('/proc/self/task')).length
 }
+
+/**
+ * The thread count once it stops falling towards `target`: a thread that has reported its end
+ * still takes a moment to leave /proc. Gives up after a second and returns what it sees.
+ */
+export async function threadCountSettledAt(target) {
+  let count = await threadCount()
+  for (let waited = 0; count > target && waited < 1000; waited += 10) {
+    await sleep(10)
+    count = await threadCount()
+  }
+  return count
+}

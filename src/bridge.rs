@@ -62,7 +62,10 @@ pub struct SettledJs(Report);
 impl ToNapiValue for SettledJs {
   unsafe fn to_napi_value(raw_env: sys::napi_env, report: Self) -> Result<sys::napi_value> {
     let env = Env::from_raw(raw_env);
-    let Report { settled: Settled { logs, value, error }, usage } = report.0;
+    let Report {
+      settled: Settled { logs, value, error },
+      usage,
+    } = report.0;
     let mut object = Object::new(&env)?;
     let mut array = env.create_array(logs.len() as u32)?;
     for (index, entry) in logs.iter().enumerate() {
@@ -92,10 +95,18 @@ pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16Str
   let kind = match kind.as_str() {
     "abort" => FailureKind::Abort,
     "exception" => FailureKind::Exception,
-    other => return Err(Error::new(Status::InvalidArg, format!("unexpected failure kind {other:?}"))),
+    other => {
+      return Err(Error::new(
+        Status::InvalidArg,
+        format!("unexpected failure kind {other:?}"),
+      ));
+    }
   };
   let settled = Ledger::new(max_output_bytes as usize).settle(Ending::Failure(kind, message.to_vec()));
-  let usage = Usage { output_bytes: settled.output_bytes(), ..Usage::default() };
+  let usage = Usage {
+    output_bytes: settled.output_bytes(),
+    ..Usage::default()
+  };
   Ok(SettledJs(Report { settled, usage }))
 }
 
@@ -116,14 +127,18 @@ impl NativePool {
   #[napi(constructor)]
   pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
     let heap_bytes = (max_old_generation_size_mb * 1024.0 * 1024.0) as usize;
-    Self { pool: crate::pool::Pool::new(capacity as usize, heap_bytes) }
+    Self {
+      pool: crate::pool::Pool::new(capacity as usize, heap_bytes),
+    }
   }
 
   /// Stops preparing isolates; resolves once every thread of the pool has exited.
   #[napi(ts_return_type = "Promise<void>")]
   pub fn close<'env>(&self, env: &'env Env) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<(), Box<dyn FnOnce(Env) -> Result<()>>>()?;
-    self.pool.close(Box::new(move || deferred.resolve(Box::new(|_| Ok(())))));
+    self
+      .pool
+      .close(Box::new(move || deferred.resolve(Box::new(|_| Ok(())))));
     Ok(promise)
   }
 }
@@ -139,7 +154,9 @@ impl NativeRun {
   #[napi(constructor)]
   #[allow(clippy::new_without_default, reason = "a JavaScript constructor")]
   pub fn new() -> Self {
-    Self { shared: Mutex::new(None) }
+    Self {
+      shared: Mutex::new(None),
+    }
   }
 
   /// Strips the program's types and starts it; resolves once its isolate thread is done.
@@ -170,7 +187,10 @@ impl NativeRun {
       Ok(program) => program,
       Err(message) => {
         // A strip failure starts no isolate.
-        shared.finish(Ending::Failure(FailureKind::Exception, message.encode_utf16().collect()));
+        shared.finish(Ending::Failure(
+          FailureKind::Exception,
+          message.encode_utf16().collect(),
+        ));
         deliver(shared.settle());
         return Ok(promise);
       }
@@ -179,9 +199,15 @@ impl NativeRun {
     let dispatch = if request.namespaces_json == "[]" {
       None
     } else {
-      let tsfn: DispatchFn = dispatch.build_threadsafe_function().callee_handled::<false>().build()?;
+      let tsfn: DispatchFn = dispatch
+        .build_threadsafe_function()
+        .callee_handled::<false>()
+        .build()?;
       Some(BindingDispatch::new(move |call, namespace, name, args_json| {
-        tsfn.call((call, namespace, name, args_json).into(), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+        tsfn.call(
+          (call, namespace, name, args_json).into(),
+          ThreadsafeFunctionCallMode::NonBlocking,
+        ) == Status::Ok
       }))
     };
     let job = RunJob {

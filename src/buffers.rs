@@ -51,14 +51,22 @@ fn layout(len: usize) -> Option<Layout> {
 }
 
 unsafe fn allocate_with(budget: &BufferBudget, len: usize, zeroed: bool) -> *mut c_void {
-  let Some(layout) = layout(len) else { return std::ptr::null_mut() };
+  let Some(layout) = layout(len) else {
+    return std::ptr::null_mut();
+  };
   if !budget.reserve(len) {
     // V8 turns a null backing store into a catchable `RangeError`.
     budget.refused.store(true, Ordering::SeqCst);
     return std::ptr::null_mut();
   }
   // SAFETY: `layout` has a non-zero size.
-  let data = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
+  let data = unsafe {
+    if zeroed {
+      alloc_zeroed(layout)
+    } else {
+      alloc(layout)
+    }
+  };
   if data.is_null() {
     budget.release(len);
   }
@@ -91,12 +99,21 @@ unsafe extern "C" fn drop_budget(budget: *const BufferBudget) {
   drop(unsafe { Arc::from_raw(budget) });
 }
 
-static VTABLE: v8::RustAllocatorVtable<BufferBudget> =
-  v8::RustAllocatorVtable { allocate, allocate_uninitialized, free, drop: drop_budget };
+static VTABLE: v8::RustAllocatorVtable<BufferBudget> = v8::RustAllocatorVtable {
+  allocate,
+  allocate_uninitialized,
+  free,
+  drop: drop_budget,
+};
 
 impl BufferBudget {
   pub fn new(limit: usize) -> Arc<Self> {
-    Arc::new(Self { limit, used: AtomicUsize::new(0), peak: AtomicUsize::new(0), refused: Default::default() })
+    Arc::new(Self {
+      limit,
+      used: AtomicUsize::new(0),
+      peak: AtomicUsize::new(0),
+      refused: Default::default(),
+    })
   }
 }
 

@@ -113,7 +113,10 @@ impl PreparedIsolate {
         return limit;
       }
       if let Some(run) = hook_run.borrow().as_ref() {
-        run.finish(RunShared::failure(FailureKind::WorkerExit, &run.limits.heap_message));
+        run.finish(RunShared::failure(
+          FailureKind::WorkerExit,
+          &run.limits.heap_message,
+        ));
       } else {
         // No run yet (the bootstrap itself ran out): stop here all the same.
         isolate.terminate_execution();
@@ -121,7 +124,8 @@ impl PreparedIsolate {
       // Room for V8 to unwind the terminated program instead of reaching its fatal OOM path.
       limit.saturating_mul(2)
     });
-    js.v8_isolate().set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
+    js.v8_isolate()
+      .set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
     let start = if SNAPSHOT.is_empty() {
       js.execute_script("ext:dsh/world.js", WORLD_JS)
         .map_err(|error| format!("could not build the program's world: {error}"))?
@@ -131,7 +135,13 @@ impl PreparedIsolate {
     js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
       .map_err(|error| format!("could not lock the program's world down: {error}"))?;
     let intrinsics = capture_intrinsics(&mut js);
-    Ok(Self { js, start, intrinsics, current, buffers })
+    Ok(Self {
+      js,
+      start,
+      intrinsics,
+      current,
+      buffers,
+    })
   }
 
   /// Runs one program to its end; returns the spent runtime for the caller to drop on this
@@ -145,12 +155,22 @@ impl PreparedIsolate {
     namespaces_json: &str,
     dispatch: Option<BindingDispatch>,
   ) -> JsRuntime {
-    let PreparedIsolate { mut js, start, intrinsics, current, buffers } = self;
+    let PreparedIsolate {
+      mut js,
+      start,
+      intrinsics,
+      current,
+      buffers,
+    } = self;
     *current.borrow_mut() = Some(shared.clone());
     if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
       return js;
     }
-    js.op_state().borrow_mut().put(RunContext { shared: shared.clone(), dispatch, intrinsics });
+    js.op_state().borrow_mut().put(RunContext {
+      shared: shared.clone(),
+      dispatch,
+      intrinsics,
+    });
     shared.record_startup();
     start_program(&mut js, shared, &start, program, params, namespaces_json);
 
@@ -179,7 +199,9 @@ fn snapshot_start(js: &mut JsRuntime) -> Option<v8::Global<v8::Value>> {
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   let global = scope.get_current_context().global(scope);
   let key = start_key(scope);
-  let start = global.get_private(scope, key).filter(|start| start.is_function())?;
+  let start = global
+    .get_private(scope, key)
+    .filter(|start| start.is_function())?;
   Some(v8::Global::new(scope, start))
 }
 
@@ -194,7 +216,10 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
     let prototype: v8::Local<v8::Object> = ctor.get(scope, key.into()).unwrap().try_cast().unwrap();
     v8::Global::new(scope, prototype)
   };
-  Intrinsics { object_prototype: prototype_of("Object"), array_prototype: prototype_of("Array") }
+  Intrinsics {
+    object_prototype: prototype_of("Object"),
+    array_prototype: prototype_of("Array"),
+  }
 }
 
 /// Compiles the program as an async function whose parameters are the injected names, then
@@ -212,11 +237,26 @@ fn start_program(
   v8::tc_scope!(let scope, scope);
   // The header has a line of its own, and the origin starts one line early, so V8 reports
   // the program's own line and column numbers.
-  let source = format!("(async function ({}) {{'use strict';\n{program}\n}})", params.join(", "));
+  let source = format!(
+    "(async function ({}) {{'use strict';\n{program}\n}})",
+    params.join(", ")
+  );
   let compiled = (|| {
     let source = v8::String::new(scope, &source)?;
     let name = v8::String::empty(scope);
-    let origin = v8::ScriptOrigin::new(scope, name.into(), -1, 0, false, 0, None, false, false, false, None);
+    let origin = v8::ScriptOrigin::new(
+      scope,
+      name.into(),
+      -1,
+      0,
+      false,
+      0,
+      None,
+      false,
+      false,
+      false,
+      None,
+    );
     let script = v8::Script::compile(scope, source, Some(&origin))?;
     let program = script.run(scope)?;
     let start: v8::Local<v8::Function> = v8::Local::new(scope, start).try_cast().ok()?;

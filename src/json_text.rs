@@ -128,7 +128,10 @@ mod tests {
     gauntlet.extend(utf16("€a"));
     let mut with_z = gauntlet.clone();
     with_z.push(u16::from(b'z'));
-    assert_eq!(fitting_prefix(&with_z, string_cost(&gauntlet)), Some(gauntlet.len()));
+    assert_eq!(
+      fitting_prefix(&with_z, string_cost(&gauntlet)),
+      Some(gauntlet.len())
+    );
   }
 
   #[test]

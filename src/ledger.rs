@@ -52,7 +52,8 @@ pub struct Settled {
 impl Settled {
   /// The bytes this result spends of the cap.
   pub fn output_bytes(&self) -> usize {
-    let logs = 2 + self.logs.len().saturating_sub(1) + self.logs.iter().map(|entry| string_cost(entry)).sum::<usize>();
+    let logs =
+      2 + self.logs.len().saturating_sub(1) + self.logs.iter().map(|entry| string_cost(entry)).sum::<usize>();
     let tail = match (&self.value, &self.error) {
       (Some(json), _) => json.len(),
       (None, Some((_, message))) => string_cost(message),
@@ -74,7 +75,12 @@ pub struct Ledger {
 
 impl Ledger {
   pub fn new(max: usize) -> Self {
-    Self { max, logs: Vec::new(), used: 2, overflow: None }
+    Self {
+      max,
+      logs: Vec::new(),
+      used: 2,
+      overflow: None,
+    }
   }
 
   /// Bytes left for the completion value or failure message.
@@ -117,13 +123,23 @@ impl Ledger {
     }
     let remaining = self.remaining();
     match ending {
-      Ending::NoValue => Settled { logs: self.logs, value: None, error: None },
-      Ending::Value(json) if json.len() <= remaining => {
-        Settled { logs: self.logs, value: Some(json), error: None }
-      }
+      Ending::NoValue => Settled {
+        logs: self.logs,
+        value: None,
+        error: None,
+      },
+      Ending::Value(json) if json.len() <= remaining => Settled {
+        logs: self.logs,
+        value: Some(json),
+        error: None,
+      },
       Ending::Value(_) | Ending::TooLarge => self.limit(),
       Ending::Failure(kind, message) => match string_cost_up_to(&message, remaining) {
-        Some(_) => Settled { logs: self.logs, value: None, error: Some((kind, message)) },
+        Some(_) => Settled {
+          logs: self.logs,
+          value: None,
+          error: Some((kind, message)),
+        },
         None => self.limit(),
       },
     }
@@ -131,13 +147,17 @@ impl Ledger {
 
   /// `output-limit`: the logs repacked under the message, then the message cut to what is left.
   fn limit(self) -> Settled {
-    let message: Text = format!("outer output exceeded {} bytes", self.max).encode_utf16().collect();
+    let message: Text = format!("outer output exceeded {} bytes", self.max)
+      .encode_utf16()
+      .collect();
     let log_budget = self.max.saturating_sub(message.len() + 2);
     let mut kept = Vec::new();
     let mut used = 2;
     for entry in self.logs {
       let comma = usize::from(!kept.is_empty());
-      let Some(budget) = log_budget.checked_sub(used + comma) else { break };
+      let Some(budget) = log_budget.checked_sub(used + comma) else {
+        break;
+      };
       match string_cost_up_to(&entry, budget) {
         Some(cost) => {
           used += comma + cost;
@@ -155,7 +175,11 @@ impl Ledger {
     }
     let mut message = message;
     message.truncate(fitting_prefix(&message, self.max.saturating_sub(used)).unwrap_or(0));
-    Settled { logs: kept, value: None, error: Some((FailureKind::OutputLimit, message)) }
+    Settled {
+      logs: kept,
+      value: None,
+      error: Some((FailureKind::OutputLimit, message)),
+    }
   }
 }
 
@@ -174,7 +198,14 @@ mod tests {
   #[test]
   fn fits_a_value_exactly_at_the_cap() {
     let settled = Ledger::new(7).settle(Ending::Value("\"€\"".into()));
-    assert_eq!(settled, Settled { logs: vec![], value: Some("\"€\"".into()), error: None });
+    assert_eq!(
+      settled,
+      Settled {
+        logs: vec![],
+        value: Some("\"€\"".into()),
+        error: None
+      }
+    );
     let over = Ledger::new(6).settle(Ending::Value("\"€\"".into()));
     assert_eq!(over.error, failure(FailureKind::OutputLimit, "ou"));
   }
@@ -190,7 +221,14 @@ mod tests {
     let mut ledger = Ledger::new(10);
     assert!(ledger.admit(text("abc")));
     let settled = ledger.settle(Ending::Value("\"xy\"".into()));
-    assert_eq!(settled, Settled { logs: vec![], value: None, error: failure(FailureKind::OutputLimit, "outer ") });
+    assert_eq!(
+      settled,
+      Settled {
+        logs: vec![],
+        value: None,
+        error: failure(FailureKind::OutputLimit, "outer ")
+      }
+    );
   }
 
   #[test]
@@ -201,7 +239,10 @@ mod tests {
     assert_eq!(settled.error, failure(FailureKind::Exception, "xy"));
     let pre_aborted = Ledger::new(64).settle(Ending::Failure(FailureKind::Abort, text(&"A".repeat(1000))));
     assert_eq!(pre_aborted.logs, Vec::<Text>::new());
-    assert_eq!(pre_aborted.error, failure(FailureKind::OutputLimit, "outer output exceeded 64 bytes"));
+    assert_eq!(
+      pre_aborted.error,
+      failure(FailureKind::OutputLimit, "outer output exceeded 64 bytes")
+    );
     let tiny = Ledger::new(4).settle(Ending::Failure(FailureKind::Exception, text("enum")));
     assert_eq!(tiny.error, failure(FailureKind::OutputLimit, ""));
   }
@@ -213,7 +254,10 @@ mod tests {
     assert!(!ledger.admit(text("later")));
     let settled = ledger.settle(Ending::NoValue);
     assert_eq!(settled.logs, vec![text(&"x".repeat(4058))]);
-    assert_eq!(settled.error, failure(FailureKind::OutputLimit, "outer output exceeded 4096 bytes"));
+    assert_eq!(
+      settled.error,
+      failure(FailureKind::OutputLimit, "outer output exceeded 4096 bytes")
+    );
     assert_eq!(settled.output_bytes(), 4096);
   }
 
@@ -236,7 +280,10 @@ mod tests {
     let fits = format!("\"{}\"", "x".repeat(67_108_860));
     assert!(Ledger::new(max).settle(Ending::Value(fits)).error.is_none());
     let over = Ledger::new(max).settle(Ending::TooLarge);
-    assert_eq!(over.error, failure(FailureKind::OutputLimit, "outer output exceeded 67108864 bytes"));
+    assert_eq!(
+      over.error,
+      failure(FailureKind::OutputLimit, "outer output exceeded 67108864 bytes")
+    );
   }
 }
 

@@ -25,8 +25,16 @@ pub struct Intrinsics {
 }
 
 enum Frame<'s> {
-  Array { array: v8::Local<'s, v8::Array>, length: u32, next: u32 },
-  Object { object: v8::Local<'s, v8::Object>, keys: v8::Local<'s, v8::Array>, next: u32 },
+  Array {
+    array: v8::Local<'s, v8::Array>,
+    length: u32,
+    next: u32,
+  },
+  Object {
+    object: v8::Local<'s, v8::Object>,
+    keys: v8::Local<'s, v8::Array>,
+    next: u32,
+  },
 }
 
 impl<'s> Frame<'s> {
@@ -68,7 +76,11 @@ pub fn to_json_text<'s>(
   v8::tc_scope!(let scope, scope);
   let object_prototype = v8::Local::new(scope, &intrinsics.object_prototype);
   let array_prototype = v8::Local::new(scope, &intrinsics.array_prototype);
-  let mut out = Output { text: String::new(), budget, over: false };
+  let mut out = Output {
+    text: String::new(),
+    budget,
+    over: false,
+  };
   let mut stack: Vec<Frame> = Vec::new();
   // Identity hashes of the containers being written (its ancestors): a repeat is a cycle.
   let mut open: HashMap<i32, u32> = HashMap::new();
@@ -124,14 +136,22 @@ pub fn to_json_text<'s>(
       Some(_) => return Err(Refusal::NotLossless),
       None => {
         let done = stack.pop().expect("a frame is open");
-        out.push(if matches!(done, Frame::Array { .. }) { "]" } else { "}" });
+        out.push(if matches!(done, Frame::Array { .. }) {
+          "]"
+        } else {
+          "}"
+        });
         if let Some(count) = open.get_mut(&done.container().get_identity_hash().get()) {
           *count -= 1;
         }
       }
     }
   }
-  if out.over { Err(Refusal::TooLarge) } else { Ok(out.text) }
+  if out.over {
+    Err(Refusal::TooLarge)
+  } else {
+    Ok(out.text)
+  }
 }
 
 /// Writes a scalar, or opens a container and returns its frame.
@@ -172,7 +192,11 @@ fn write_value<'s>(
       return Err(Refusal::NotLossless);
     }
     out.push("[");
-    return Ok(Some(Frame::Array { array, length, next: 0 }));
+    return Ok(Some(Frame::Array {
+      array,
+      length,
+      next: 0,
+    }));
   } else {
     let object: v8::Local<v8::Object> = value.try_cast().map_err(|_| Refusal::NotLossless)?;
     let prototype = object.get_prototype(scope).ok_or(Refusal::NotLossless)?;
@@ -190,7 +214,11 @@ fn write_value<'s>(
       return Err(Refusal::NotLossless);
     }
     out.push("{");
-    return Ok(Some(Frame::Object { object, keys, next: 0 }));
+    return Ok(Some(Frame::Object {
+      object,
+      keys,
+      next: 0,
+    }));
   }
   Ok(None)
 }

@@ -59,7 +59,9 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
       Err(Refusal::TooLarge) => Ending::TooLarge,
       Err(Refusal::NotLossless) => Ending::Failure(
         FailureKind::InvalidOutput,
-        "program completion must be lossless JSON".encode_utf16().collect(),
+        "program completion must be lossless JSON"
+          .encode_utf16()
+          .collect(),
       ),
     }
   };
@@ -84,7 +86,10 @@ pub fn op_dsh_settle_thrown(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8
 pub fn op_dsh_exit(scope: &mut v8::PinScope<'_, '_>, code: i32) {
   let message = format!("worker exited with code {code} before completing");
   with_context(scope, |run| {
-    run.shared.finish(Ending::Failure(FailureKind::WorkerExit, message.encode_utf16().collect()))
+    run.shared.finish(Ending::Failure(
+      FailureKind::WorkerExit,
+      message.encode_utf16().collect(),
+    ))
   });
 }
 
@@ -127,8 +132,8 @@ deno_core::extension!(
   ],
   middleware = |op| match op.name {
     // `op_print` writes to Node's own stdout; `op_panic` would abort the host.
-    "op_print" | "op_panic" | "op_import_sync" | "op_eval_context" | "op_serialize"
-    | "op_deserialize" | "op_read" | "op_write" | "op_close" | "op_try_close" => op.disable(),
+    "op_print" | "op_panic" | "op_import_sync" | "op_eval_context" | "op_serialize" | "op_deserialize"
+    | "op_read" | "op_write" | "op_close" | "op_try_close" => op.disable(),
     _ => op,
   },
 );

@@ -64,16 +64,18 @@ fn spawn_isolate_thread(task: HostTask) {
   let spawned = std::thread::Builder::new()
     .name("dsh-v8-isolate".into())
     .stack_size(ISOLATE_THREAD_STACK_BYTES)
-    .spawn(move || match for_thread.lock().ok().and_then(|mut task| task.take()) {
-      Some(HostTask::Run(job, pool)) => {
-        run_cold(job);
-        if let Some(pool) = pool {
-          pool.thread_exited();
+    .spawn(
+      move || match for_thread.lock().ok().and_then(|mut task| task.take()) {
+        Some(HostTask::Run(job, pool)) => {
+          run_cold(job);
+          if let Some(pool) = pool {
+            pool.thread_exited();
+          }
         }
-      }
-      Some(HostTask::Prepare(pool)) => pool.serve(),
-      None => {}
-    });
+        Some(HostTask::Prepare(pool)) => pool.serve(),
+        None => {}
+      },
+    );
   if let Err(error) = spawned {
     match slot.lock().ok().and_then(|mut task| task.take()) {
       Some(HostTask::Run(job, pool)) => {
@@ -117,21 +119,21 @@ pub fn submit_cold(job: RunJob, pool: Arc<Pool>) {
 }
 
 fn send_run(job: RunJob, pool: Option<Arc<Pool>>) {
-  if let Err(unsent) = host().tasks.send(HostTask::Run(job, pool)) {
-    if let HostTask::Run(job, pool) = unsent.into_inner() {
-      job.abandon("the V8 host thread is gone");
-      if let Some(pool) = pool {
-        pool.thread_not_started();
-      }
+  if let Err(unsent) = host().tasks.send(HostTask::Run(job, pool))
+    && let HostTask::Run(job, pool) = unsent.into_inner()
+  {
+    job.abandon("the V8 host thread is gone");
+    if let Some(pool) = pool {
+      pool.thread_not_started();
     }
   }
 }
 
 /// Starts a pool thread that prepares one isolate.
 pub fn prepare(pool: Arc<Pool>) {
-  if let Err(unsent) = host().tasks.send(HostTask::Prepare(pool)) {
-    if let HostTask::Prepare(pool) = unsent.into_inner() {
-      pool.thread_not_started();
-    }
+  if let Err(unsent) = host().tasks.send(HostTask::Prepare(pool))
+    && let HostTask::Prepare(pool) = unsent.into_inner()
+  {
+    pool.thread_not_started();
   }
 }

@@ -88,7 +88,11 @@ impl Pool {
   pub fn thread_exited(&self) {
     let mut waiting = self.on_empty.lock().unwrap_or_else(|p| p.into_inner());
     let left = self.threads.fetch_sub(1, Ordering::SeqCst) - 1;
-    let done = if left == 0 && self.closed.load(Ordering::SeqCst) { std::mem::take(&mut *waiting) } else { Vec::new() };
+    let done = if left == 0 && self.closed.load(Ordering::SeqCst) {
+      std::mem::take(&mut *waiting)
+    } else {
+      Vec::new()
+    };
     drop(waiting);
     for callback in done {
       callback();
@@ -109,7 +113,9 @@ impl Pool {
 
   /// Prepares one isolate and serves one run with it; `false` once the pool is closed.
   fn serve_one(&self, tokio: &tokio::runtime::Runtime) -> bool {
-    let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else { return false };
+    let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else {
+      return false;
+    };
     let (job_tx, job_rx) = bounded::<RunJob>(1);
     if self.closed.load(Ordering::SeqCst) || self.ready_tx.send(job_tx).is_err() {
       return false;

@@ -8,9 +8,8 @@ use std::time::{Duration, Instant};
 use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
-use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use crate::isolate::PreparedIsolate;
-
+use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 
 /// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
 /// answers through `RunShared::answer`; `false` when it could not be sent.
@@ -86,7 +85,10 @@ struct CpuClock {
 }
 
 fn read_clock(id: libc::clockid_t) -> Option<Duration> {
-  let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+  let mut now = libc::timespec {
+    tv_sec: 0,
+    tv_nsec: 0,
+  };
   // SAFETY: `now` is a valid out-pointer; a stale id only makes the call fail.
   let status = unsafe { libc::clock_gettime(id, &mut now) };
   (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
@@ -185,7 +187,12 @@ impl RunShared {
 
   /// The host's answer to a call; dropped without harm once the run has settled.
   pub fn answer(&self, call: u32, tagged: String) {
-    let sender = self.calls.lock().unwrap_or_else(|p| p.into_inner()).waiting.remove(&call);
+    let sender = self
+      .calls
+      .lock()
+      .unwrap_or_else(|p| p.into_inner())
+      .waiting
+      .remove(&call);
     if let Some(sender) = sender {
       let _ = sender.send(tagged);
     }
@@ -203,10 +210,10 @@ impl RunShared {
   pub fn binding_call_ended(&self) {
     let mut meter = self.meter();
     meter.calls_in_flight = meter.calls_in_flight.saturating_sub(1);
-    if meter.calls_in_flight == 0 {
-      if let Some(since) = meter.waiting_since.take() {
-        meter.usage.binding_wait += since.elapsed();
-      }
+    if meter.calls_in_flight == 0
+      && let Some(since) = meter.waiting_since.take()
+    {
+      meter.usage.binding_wait += since.elapsed();
     }
   }
 
@@ -229,14 +236,23 @@ impl RunShared {
     ));
     drop(state);
     // Calls still waiting are the caller's to settle; their answers are no longer wanted.
-    self.calls.lock().unwrap_or_else(|p| p.into_inner()).waiting.clear();
+    self
+      .calls
+      .lock()
+      .unwrap_or_else(|p| p.into_inner())
+      .waiting
+      .clear();
     let settled = ledger.settle(ending);
     let mut meter = self.meter();
     // Calls still pending when the run ended stopped waiting then.
     if let Some(since) = meter.waiting_since.take() {
       meter.usage.binding_wait += since.elapsed();
     }
-    let usage = Usage { wall: self.started.elapsed(), output_bytes: settled.output_bytes(), ..meter.usage };
+    let usage = Usage {
+      wall: self.started.elapsed(),
+      output_bytes: settled.output_bytes(),
+      ..meter.usage
+    };
     Report { settled, usage }
   }
 
@@ -244,10 +260,10 @@ impl RunShared {
     let mut id: libc::clockid_t = 0;
     // SAFETY: `pthread_self` is the calling thread, `id` a valid out-pointer.
     let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
-    if status == 0 {
-      if let Some(baseline) = read_clock(id) {
-        *self.clock.lock().unwrap_or_else(|p| p.into_inner()) = Some(CpuClock { id, baseline });
-      }
+    if status == 0
+      && let Some(baseline) = read_clock(id)
+    {
+      *self.clock.lock().unwrap_or_else(|p| p.into_inner()) = Some(CpuClock { id, baseline });
     }
   }
 
@@ -297,7 +313,14 @@ impl RunJob {
   /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, then
   /// delivers the result once the isolate is gone.
   pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) {
-    let RunJob { shared, program, params, namespaces_json, dispatch, deliver } = self;
+    let RunJob {
+      shared,
+      program,
+      params,
+      namespaces_json,
+      dispatch,
+      deliver,
+    } = self;
     shared.bind_clock_to_current_thread();
     crate::watchdog::watch(shared.clone());
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
@@ -310,7 +333,10 @@ impl RunJob {
         None
       }
       Err(_) => {
-        shared.finish(RunShared::failure(FailureKind::WorkerExit, "the isolate thread panicked"));
+        shared.finish(RunShared::failure(
+          FailureKind::WorkerExit,
+          "the isolate thread panicked",
+        ));
         None
       }
     };
@@ -323,8 +349,9 @@ impl RunJob {
 
   /// The run could not get a thread: it ends as `worker-exit` with why.
   pub fn abandon(self, why: &str) {
-    self.shared.finish(RunShared::failure(FailureKind::WorkerExit, why));
+    self
+      .shared
+      .finish(RunShared::failure(FailureKind::WorkerExit, why));
     (self.deliver)(self.shared.settle());
   }
 }
-

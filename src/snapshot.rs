@@ -19,7 +19,9 @@ pub fn create() -> Box<[u8]> {
     extensions: vec![dsh_program::init()],
     ..Default::default()
   });
-  let start = js.execute_script("ext:dsh/world.js", WORLD_JS).expect("the world builds");
+  let start = js
+    .execute_script("ext:dsh/world.js", WORLD_JS)
+    .expect("the world builds");
   {
     let context = js.main_context();
     v8::scope_with_context!(scope, js.v8_isolate(), context);

@@ -19,7 +19,11 @@ fn call_method<'s>(
 fn is_internal<'s>(scope: &mut v8::PinScope<'s, '_>, site: v8::Local<'s, v8::Object>) -> bool {
   call_method(scope, site, "getFileName", &[])
     .filter(|name| name.is_string())
-    .is_some_and(|name| name.to_rust_string_lossy(scope).starts_with(INTERNAL_SCRIPT_PREFIX))
+    .is_some_and(|name| {
+      name
+        .to_rust_string_lossy(scope)
+        .starts_with(INTERNAL_SCRIPT_PREFIX)
+    })
 }
 
 /// `Name: message`, as `Error.prototype.toString` would read it at the time the stack is built.
@@ -30,9 +34,10 @@ fn header<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>)
   let read = |key: &str, fallback: &str| {
     let key = v8::String::new(scope, key).expect("short key");
     match object.get(scope, key.into()) {
-      Some(value) if !value.is_undefined() => {
-        value.to_string(scope).map(|text| text.to_rust_string_lossy(scope)).unwrap_or_default()
-      }
+      Some(value) if !value.is_undefined() => value
+        .to_string(scope)
+        .map(|text| text.to_rust_string_lossy(scope))
+        .unwrap_or_default(),
       _ => fallback.to_owned(),
     }
   };
@@ -55,7 +60,10 @@ pub fn prepare_stack_trace<'s>(
   v8::tc_scope!(let scope, scope);
   let mut kept = Vec::new();
   for index in 0..sites.length() {
-    let Some(site) = sites.get_index(scope, index).and_then(|site| site.try_cast::<v8::Object>().ok()) else {
+    let Some(site) = sites
+      .get_index(scope, index)
+      .and_then(|site| site.try_cast::<v8::Object>().ok())
+    else {
       continue;
     };
     if !is_internal(scope, site) {
@@ -68,7 +76,10 @@ pub fn prepare_stack_trace<'s>(
     .and_then(|error_ctor| error_ctor.try_cast::<v8::Object>().ok())
     .and_then(|error_ctor| {
       let key = v8::String::new(scope, "prepareStackTrace")?;
-      let hook = error_ctor.get(scope, key.into())?.try_cast::<v8::Function>().ok()?;
+      let hook = error_ctor
+        .get(scope, key.into())?
+        .try_cast::<v8::Function>()
+        .ok()?;
       Some((error_ctor, hook))
     });
   if let Some((error_ctor, hook)) = user_hook {
@@ -90,5 +101,7 @@ pub fn prepare_stack_trace<'s>(
     }
   }
   scope.reset();
-  v8::String::new(scope, &text).map(Into::into).unwrap_or_else(|| v8::undefined(scope).into())
+  v8::String::new(scope, &text)
+    .map(Into::into)
+    .unwrap_or_else(|| v8::undefined(scope).into())
 }

@@ -62,7 +62,10 @@ mod tests {
   #[test]
   fn erases_annotations_in_place() {
     let stripped = strip_types("const p: { x: number } = { x: 1 }\nreturn p.x as number").unwrap();
-    assert_eq!(stripped, "const p                = { x: 1 }\nreturn p.x          ");
+    assert_eq!(
+      stripped,
+      "const p                = { x: 1 }\nreturn p.x          "
+    );
   }
 
   #[test]
@@ -74,7 +77,10 @@ mod tests {
   #[test]
   fn reports_node_messages_for_unsupported_syntax() {
     let cases = [
-      ("enum E { A }\nreturn 1", "TypeScript enum is not supported in strip-only mode"),
+      (
+        "enum E { A }\nreturn 1",
+        "TypeScript enum is not supported in strip-only mode",
+      ),
       (
         "namespace N { export const x = 1 }",
         "TypeScript namespace declaration is not supported in strip-only mode",
@@ -96,7 +102,8 @@ mod tests {
 
   #[test]
   fn accepts_type_only_declarations() {
-    let program = "interface P { x: number }\ntype T = string\ndeclare namespace D { const y: number }\nreturn 1";
+    let program =
+      "interface P { x: number }\ntype T = string\ndeclare namespace D { const y: number }\nreturn 1";
     assert!(strip_types(program).unwrap().ends_with("return 1"));
   }
 }
@@ -110,10 +117,45 @@ mod properties {
   /// Token soup that looks like TypeScript often enough to reach the eraser's interesting paths.
   fn token() -> impl Strategy<Value = &'static str> {
     prop::sample::select(vec![
-      "const ", "let ", "x", "y", ": number", ": string[]", " as any", "<T>", "interface I { a: T }", "type T = 1",
-      "enum E { A }", "namespace N { }", "declare ", "function f(a?: number): void { }", "class C { constructor(private p: number) {} }",
-      "=", " ", "\n", ";", "(", ")", "{", "}", "[", "]", "1", "'s'", "\"€\"", "`t${x}`", "return ", "await ", "=>", "?.", "!", "//c\n", "/*c*/",
-      "é", "😀", "\u{2028}",
+      "const ",
+      "let ",
+      "x",
+      "y",
+      ": number",
+      ": string[]",
+      " as any",
+      "<T>",
+      "interface I { a: T }",
+      "type T = 1",
+      "enum E { A }",
+      "namespace N { }",
+      "declare ",
+      "function f(a?: number): void { }",
+      "class C { constructor(private p: number) {} }",
+      "=",
+      " ",
+      "\n",
+      ";",
+      "(",
+      ")",
+      "{",
+      "}",
+      "[",
+      "]",
+      "1",
+      "'s'",
+      "\"€\"",
+      "`t${x}`",
+      "return ",
+      "await ",
+      "=>",
+      "?.",
+      "!",
+      "//c\n",
+      "/*c*/",
+      "é",
+      "😀",
+      "\u{2028}",
     ])
   }
 

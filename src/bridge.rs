@@ -159,7 +159,7 @@ impl NativeRun {
     }
   }
 
-  /// Strips the program's types and starts it; resolves once its isolate thread is done.
+  /// Strips the program's types and starts it; resolves once the program has ended.
   #[napi(ts_return_type = "Promise<NativeSettled>")]
   pub fn start<'env>(
     &self,
@@ -187,10 +187,7 @@ impl NativeRun {
       Ok(program) => program,
       Err(message) => {
         // A strip failure starts no isolate.
-        shared.finish(Ending::Failure(
-          FailureKind::Exception,
-          message.encode_utf16().collect(),
-        ));
+        shared.finish(RunShared::failure(FailureKind::Exception, &message));
         deliver(shared.settle());
         return Ok(promise);
       }

@@ -57,11 +57,9 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
     match to_json_text(scope, &run.intrinsics, value, run.shared.remaining_output()) {
       Ok(json) => Ending::Value(json),
       Err(Refusal::TooLarge) => Ending::TooLarge,
-      Err(Refusal::NotLossless) => Ending::Failure(
+      Err(Refusal::NotLossless) => RunShared::failure(
         FailureKind::InvalidOutput,
-        "program completion must be lossless JSON"
-          .encode_utf16()
-          .collect(),
+        "program completion must be lossless JSON",
       ),
     }
   };
@@ -86,10 +84,9 @@ pub fn op_dsh_settle_thrown(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8
 pub fn op_dsh_exit(scope: &mut v8::PinScope<'_, '_>, code: i32) {
   let message = format!("worker exited with code {code} before completing");
   with_context(scope, |run| {
-    run.shared.finish(Ending::Failure(
-      FailureKind::WorkerExit,
-      message.encode_utf16().collect(),
-    ))
+    run
+      .shared
+      .finish(RunShared::failure(FailureKind::WorkerExit, &message))
   });
 }
 

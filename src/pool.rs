@@ -50,20 +50,18 @@ impl Pool {
     }
   }
 
-  /// Hands the run to a prepared isolate (and prepares its replacement), else to a fresh thread.
+  /// Hands the run to a prepared isolate (whose thread then prepares the next one), else to a
+  /// fresh thread that the pool counts.
   pub fn submit(self: &Arc<Self>, job: RunJob) {
-    match self.ready_rx.try_recv() {
-      Ok(isolate) => {
-        if let Err(unsent) = isolate.send(job) {
-          self.threads.fetch_add(1, Ordering::SeqCst);
-          crate::platform::submit_cold(unsent.into_inner(), self.clone());
-        }
-      }
-      Err(_) => {
-        self.threads.fetch_add(1, Ordering::SeqCst);
-        crate::platform::submit_cold(job, self.clone());
-      }
-    }
+    let job = match self.ready_rx.try_recv() {
+      Ok(isolate) => match isolate.send(job) {
+        Ok(()) => return,
+        Err(unsent) => unsent.into_inner(),
+      },
+      Err(_) => job,
+    };
+    self.threads.fetch_add(1, Ordering::SeqCst);
+    crate::platform::submit_cold(job, self.clone());
   }
 
   /// Stops preparing; idle isolates exit. `on_empty` runs once every pool thread has exited.

@@ -230,10 +230,10 @@ impl RunShared {
     let mut state = self.state();
     state.isolate = None;
     let ledger = std::mem::replace(&mut state.ledger, Ledger::new(0));
-    let ending = state.ending.take().unwrap_or(Ending::Failure(
-      FailureKind::WorkerExit,
-      "the isolate ended without an outcome".encode_utf16().collect(),
-    ));
+    let ending = state
+      .ending
+      .take()
+      .unwrap_or_else(|| Self::failure(FailureKind::WorkerExit, "the isolate ended without an outcome"));
     drop(state);
     // Calls still waiting are the caller's to settle; their answers are no longer wanted.
     self
@@ -285,6 +285,7 @@ impl RunShared {
     self.started.elapsed()
   }
 
+  /// A failure ending with a message given as Rust text.
   pub(crate) fn failure(kind: FailureKind, message: &str) -> Ending {
     Ending::Failure(kind, message.encode_utf16().collect())
   }
@@ -310,8 +311,8 @@ pub struct RunJob {
 }
 
 impl RunJob {
-  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, then
-  /// delivers the result once the isolate is gone.
+  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, delivers
+  /// the result, then drops the isolate.
   pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) {
     let RunJob {
       shared,

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import * as entry from 'dsh-code-runtime-v8'
-import { setup, threadCount, threadCountSettledAt } from './helpers.mjs'
+import { settledAt, setup, threadCount } from './helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -63,5 +63,7 @@ test('1000 runs in a row leave the process healthy and the thread count at its b
   // Disposal waits for every isolate thread, prepared ones included.
   await dispose()
   assert.equal(native.liveIsolateThreads(), 0)
-  assert.equal(await threadCountSettledAt(baseline), baseline)
+  assert.equal(await settledAt(threadCount, baseline), baseline)
+  // Nothing native outlives its run: not the watchdog's hold, not the JS wrapper's.
+  assert.equal(await settledAt(native.liveRuns, 0), 0)
 })

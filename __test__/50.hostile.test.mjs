@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { setup, sleep, tools } from './helpers.mjs'
+import { settledAt, setup, sleep, tools } from './helpers.mjs'
 import { HOSTILE_PROGRAMS, runHostile } from './fixtures/hostile-programs.mjs'
 import { soak } from '../bench/soak.mjs'
 
@@ -26,6 +26,7 @@ test('disposal with 100 runs in flight settles them all and leaves no isolate th
   await sleep(300)
   await dispose()
   assert.equal(native.liveIsolateThreads(), 0)
+  assert.equal(await settledAt(native.liveRuns, 0), 0)
   for (const result of await Promise.all(runs)) {
     assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } })
   }
@@ -68,4 +69,5 @@ test('a reduced soak: memory, threads and file descriptors stay flat (npm run so
   assert.ok(last - half < 40, `resident memory kept climbing: ${report.rssSeries.join(' -> ')} MB`)
   assert.ok(report.fdsEnd <= report.fdsStart, `file descriptors ${report.fdsStart} -> ${report.fdsEnd}`)
   assert.ok(report.threadsEnd <= report.threadsStart, `threads ${report.threadsStart} -> ${report.threadsEnd}`)
+  assert.equal(report.liveRunsEnd, 0)
 })

@@ -31,14 +31,15 @@ export async function threadCount() {
 }
 
 /**
- * The thread count once it stops falling towards `target`: a thread that has reported its end
- * still takes a moment to leave /proc. Gives up after a second and returns what it sees.
+ * What `read()` gives once it stops falling towards `target`: a thread that has reported its end
+ * still takes a moment to leave /proc, and the watchdog lets go of a settled run on its next poll.
+ * Gives up after a second and returns what it sees.
  */
-export async function threadCountSettledAt(target) {
-  let count = await threadCount()
-  for (let waited = 0; count > target && waited < 1000; waited += 10) {
+export async function settledAt(read, target) {
+  let value = await read()
+  for (let waited = 0; value > target && waited < 1000; waited += 10) {
     await sleep(10)
-    count = await threadCount()
+    value = await read()
   }
-  return count
+  return value
 }

@@ -4,7 +4,10 @@
 // reduced form of the same function.
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { setup, tools } from '../__test__/helpers.mjs'
+import { createRequire } from 'node:module'
+import { settledAt, setup, tools } from '../__test__/helpers.mjs'
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
 
 const count = (dir) => readdirSync(dir).length
 const rssMb = () => process.memoryUsage().rss / 2 ** 20
@@ -34,10 +37,11 @@ export async function soak({ sequential, concurrent, concurrency }) {
   await dispose()
   globalThis.gc?.()
   const end = { rssMb: rssMb(), threads: count('/proc/self/task'), fds: count('/proc/self/fd') }
+  const liveRunsEnd = await settledAt(native.liveRuns, 0)
   return {
     failures,
     rssStartMb: start.rssMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
-    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, rssSeries,
+    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd, rssSeries,
   }
 }
 

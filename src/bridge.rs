@@ -1,6 +1,6 @@
 //! The napi surface: start a run, cancel it, and settle runs that never need an isolate.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
@@ -116,6 +116,12 @@ pub fn live_isolate_threads() -> u32 {
   crate::isolate::live_isolate_threads() as u32
 }
 
+/// Runs whose native state still exists: zero once every run has settled and its isolate is gone.
+#[napi]
+pub fn live_runs() -> u32 {
+  crate::run::live_runs() as u32
+}
+
 /// Isolates prepared ahead of demand for one runtime (they share its heap cap).
 #[napi]
 pub struct NativePool {
@@ -146,7 +152,8 @@ impl NativePool {
 /// One program run on its own isolate thread.
 #[napi]
 pub struct NativeRun {
-  shared: Mutex<Option<Arc<RunShared>>>,
+  /// Weak: the run's state lives as long as its isolate, not as long as this wrapper.
+  shared: Mutex<Weak<RunShared>>,
 }
 
 #[napi]
@@ -155,7 +162,7 @@ impl NativeRun {
   #[allow(clippy::new_without_default, reason = "a JavaScript constructor")]
   pub fn new() -> Self {
     Self {
-      shared: Mutex::new(None),
+      shared: Mutex::new(Weak::new()),
     }
   }
 
@@ -179,7 +186,7 @@ impl NativeRun {
       heap_message: request.heap_message,
     };
     let shared = RunShared::new(limits);
-    *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared.clone());
+    *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = Arc::downgrade(&shared);
     let deliver: Box<dyn FnOnce(Report) + Send> = Box::new(move |report: Report| {
       deferred.resolve(Box::new(move |_| Ok(SettledJs(report))));
     });
@@ -226,7 +233,7 @@ impl NativeRun {
   /// The host's answer to binding call `call`: `V<json>` or `E<json message>`.
   #[napi]
   pub fn answer(&self, call: u32, tagged: String) {
-    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).upgrade() {
       shared.answer(call, tagged);
     }
   }
@@ -234,7 +241,7 @@ impl NativeRun {
   /// Stops the run at once with `abort` and this reason (an abort signal, or disposal).
   #[napi]
   pub fn cancel(&self, reason: Utf16String) {
-    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).upgrade() {
       shared.finish(Ending::Failure(FailureKind::Abort, reason.to_vec()));
     }
   }

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -74,8 +75,16 @@ pub struct Limits {
 
 struct RunState {
   ledger: Ledger,
-  ending: Option<Ending>,
+  phase: Phase,
   isolate: Option<v8::IsolateHandle>,
+}
+
+/// A run's life, in order; each step happens once.
+enum Phase {
+  Running,
+  Ended(Ending),
+  /// The ending has gone to the caller. Still finished: the watchdog must let go of it.
+  Settled,
 }
 
 /// The CPU clock of the isolate thread, valid only while that thread lives.
@@ -94,6 +103,14 @@ fn read_clock(id: libc::clockid_t) -> Option<Duration> {
   (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
 }
 
+static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs whose shared state still exists: once every run has settled and its isolate is gone,
+/// nothing may hold one (the watchdog least of all).
+pub fn live_runs() -> usize {
+  LIVE_RUNS.load(Ordering::SeqCst)
+}
+
 /// What the caller's thread, the watchdog and the isolate thread share about one run.
 pub struct RunShared {
   pub limits: Limits,
@@ -107,11 +124,12 @@ pub struct RunShared {
 
 impl RunShared {
   pub fn new(limits: Limits) -> Arc<Self> {
+    LIVE_RUNS.fetch_add(1, Ordering::SeqCst);
     Arc::new(Self {
       started: Instant::now(),
       state: Mutex::new(RunState {
         ledger: Ledger::new(limits.max_output_bytes),
-        ending: None,
+        phase: Phase::Running,
         isolate: None,
       }),
       limits,
@@ -129,10 +147,10 @@ impl RunShared {
   /// Decides how the run ends, if nothing has yet; stops its JavaScript and its event loop.
   pub fn finish(&self, ending: Ending) -> bool {
     let mut state = self.state();
-    if state.ending.is_some() {
+    if !matches!(state.phase, Phase::Running) {
       return false;
     }
-    state.ending = Some(ending);
+    state.phase = Phase::Ended(ending);
     if let Some(isolate) = &state.isolate {
       isolate.terminate_execution();
     }
@@ -142,13 +160,13 @@ impl RunShared {
   }
 
   pub fn is_finished(&self) -> bool {
-    self.state().ending.is_some()
+    !matches!(self.state().phase, Phase::Running)
   }
 
   /// Appends a log; once one does not fit, the run ends as `output-limit`.
   pub fn admit_log(&self, entry: Text) -> bool {
     let mut state = self.state();
-    if state.ending.is_some() {
+    if !matches!(state.phase, Phase::Running) {
       return false;
     }
     if state.ledger.admit(entry) {
@@ -168,7 +186,7 @@ impl RunShared {
   pub(crate) fn attach_isolate(&self, isolate: v8::IsolateHandle) -> bool {
     let mut state = self.state();
     state.isolate = Some(isolate);
-    state.ending.is_none()
+    matches!(state.phase, Phase::Running)
   }
 
   fn meter(&self) -> MutexGuard<'_, UsageMeter> {
@@ -230,10 +248,12 @@ impl RunShared {
     let mut state = self.state();
     state.isolate = None;
     let ledger = std::mem::replace(&mut state.ledger, Ledger::new(0));
-    let ending = state
-      .ending
-      .take()
-      .unwrap_or_else(|| Self::failure(FailureKind::WorkerExit, "the isolate ended without an outcome"));
+    let ending = match std::mem::replace(&mut state.phase, Phase::Settled) {
+      Phase::Ended(ending) => ending,
+      Phase::Running | Phase::Settled => {
+        Self::failure(FailureKind::WorkerExit, "the isolate ended without an outcome")
+      }
+    };
     drop(state);
     // Calls still waiting are the caller's to settle; their answers are no longer wanted.
     self
@@ -300,6 +320,12 @@ impl RunShared {
   }
 }
 
+impl Drop for RunShared {
+  fn drop(&mut self) {
+    LIVE_RUNS.fetch_sub(1, Ordering::SeqCst);
+  }
+}
+
 /// A run handed to an isolate thread, and how its result reaches the caller.
 pub struct RunJob {
   pub shared: Arc<RunShared>,
@@ -354,5 +380,40 @@ impl RunJob {
       .shared
       .finish(RunShared::failure(FailureKind::WorkerExit, why));
     (self.deliver)(self.shared.settle());
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn limits() -> Limits {
+    Limits {
+      compute: Duration::from_secs(1),
+      wall: Duration::ZERO,
+      heap_bytes: 1 << 20,
+      max_output_bytes: 1000,
+      compute_message: "compute".into(),
+      wall_message: "wall".into(),
+      heap_message: "heap".into(),
+    }
+  }
+
+  #[test]
+  fn a_settled_run_stays_finished_and_keeps_its_first_ending() {
+    let run = RunShared::new(limits());
+    assert!(!run.is_finished());
+    assert!(run.finish(RunShared::failure(FailureKind::Abort, "stopped")));
+    let report = run.settle();
+    assert_eq!(
+      report.settled.error,
+      Some((FailureKind::Abort, "stopped".encode_utf16().collect()))
+    );
+    // The watchdog drops runs by this: a settled run read as unfinished was kept forever.
+    assert!(run.is_finished());
+    // The wall budget (zero here) is long past; a settled run takes no second ending.
+    run.enforce_budgets();
+    assert!(!run.finish(RunShared::failure(FailureKind::Timeout, "late")));
+    assert!(!run.admit_log("late".encode_utf16().collect()));
   }
 }

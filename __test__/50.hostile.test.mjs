@@ -64,9 +64,10 @@ test('the addon loads and runs inside a worker_thread', async () => {
 test('a reduced soak: memory, threads and file descriptors stay flat (npm run soak runs the full one)', async () => {
   const report = await soak({ sequential: 2000, concurrent: 500, concurrency: 50 })
   assert.equal(report.failures, 0)
-  // After the allocator's first growth, the second half of the runs adds (almost) nothing.
+  // After the allocator's first growth, the second half of the runs adds (almost) nothing
+  // (a few MB of allocator noise at most; a leak of a run's state shows in liveRunsEnd).
   const [, , , , half, , , , , last] = report.rssSeries
-  assert.ok(last - half < 40, `resident memory kept climbing: ${report.rssSeries.join(' -> ')} MB`)
+  assert.ok(last - half < 10, `resident memory kept climbing: ${report.rssSeries.join(' -> ')} MB`)
   assert.ok(report.fdsEnd <= report.fdsStart, `file descriptors ${report.fdsStart} -> ${report.fdsEnd}`)
   assert.ok(report.threadsEnd <= report.threadsStart, `threads ${report.threadsStart} -> ${report.threadsEnd}`)
   assert.equal(report.liveRunsEnd, 0)

@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
-import { settledAt, setup, tools } from '../__test__/helpers.mjs'
+import { settledAt, setup, sleep, tools } from '../__test__/helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -34,13 +34,17 @@ export async function soak({ sequential, concurrent, concurrency }) {
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < concurrent) await once(next++)
   }))
+  const rssAfterBurstMb = rssMb()
+  // Once no cold run is live, the watchdog returns their freed memory within a second or so.
+  await sleep(1500)
+  const rssIdleMb = rssMb()
   await dispose()
   globalThis.gc?.()
   const end = { rssMb: rssMb(), threads: count('/proc/self/task'), fds: count('/proc/self/fd') }
   const liveRunsEnd = await settledAt(native.liveRuns, 0)
   return {
     failures,
-    rssStartMb: start.rssMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
+    rssStartMb: start.rssMb, rssAfterBurstMb, rssIdleMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
     threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd, rssSeries,
   }
 }

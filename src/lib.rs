@@ -7,6 +7,7 @@
   allow(dead_code, reason = "napi exports are exercised by the Node tests")
 )]
 
+mod arena;
 mod bridge;
 mod buffers;
 mod isolate;

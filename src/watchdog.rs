@@ -1,4 +1,5 @@
-//! One thread that polls every live run's busy time and wall time every 25 ms.
+//! One thread that polls every live run's busy time and wall time every 25 ms (and, between
+//! runs, returns freed memory: see `arena`).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -21,6 +22,7 @@ pub fn start() {
     .name("dsh-v8-watchdog".into())
     .spawn(move || {
       let mut runs: Vec<Arc<RunShared>> = Vec::new();
+      let mut last_trim = None;
       loop {
         match incoming.recv_timeout(POLL_INTERVAL) {
           Ok(run) => runs.push(run),
@@ -31,6 +33,7 @@ pub fn start() {
           run.enforce_budgets();
           !run.is_finished()
         });
+        crate::arena::trim_when_idle(&mut last_trim);
       }
     })
     .expect("the watchdog thread must start");

@@ -87,6 +87,12 @@ enum Phase {
   Settled,
 }
 
+impl Phase {
+  fn is_running(&self) -> bool {
+    matches!(self, Phase::Running)
+  }
+}
+
 /// The CPU clock of the isolate thread, valid only while that thread lives.
 struct CpuClock {
   id: libc::clockid_t,
@@ -147,7 +153,7 @@ impl RunShared {
   /// Decides how the run ends, if nothing has yet; stops its JavaScript and its event loop.
   pub fn finish(&self, ending: Ending) -> bool {
     let mut state = self.state();
-    if !matches!(state.phase, Phase::Running) {
+    if !state.phase.is_running() {
       return false;
     }
     state.phase = Phase::Ended(ending);
@@ -160,13 +166,13 @@ impl RunShared {
   }
 
   pub fn is_finished(&self) -> bool {
-    !matches!(self.state().phase, Phase::Running)
+    !self.state().phase.is_running()
   }
 
   /// Appends a log; once one does not fit, the run ends as `output-limit`.
   pub fn admit_log(&self, entry: Text) -> bool {
     let mut state = self.state();
-    if !matches!(state.phase, Phase::Running) {
+    if !state.phase.is_running() {
       return false;
     }
     if state.ledger.admit(entry) {
@@ -186,7 +192,7 @@ impl RunShared {
   pub(crate) fn attach_isolate(&self, isolate: v8::IsolateHandle) -> bool {
     let mut state = self.state();
     state.isolate = Some(isolate);
-    matches!(state.phase, Phase::Running)
+    state.phase.is_running()
   }
 
   fn meter(&self) -> MutexGuard<'_, UsageMeter> {

@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { settledAt, setup, sleep, tools } from './helpers.mjs'
 import { HOSTILE_PROGRAMS, runHostile } from './fixtures/hostile-programs.mjs'
-import { soak } from '../bench/soak.mjs'
+import { soak, soakExhausting } from '../bench/soak.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 const expected = JSON.parse(readFileSync(new URL('./fixtures/hostile-expected.json', import.meta.url), 'utf8'))
@@ -71,4 +71,12 @@ test('a reduced soak: memory, threads and file descriptors stay flat (npm run so
   assert.ok(report.fdsEnd <= report.fdsStart, `file descriptors ${report.fdsStart} -> ${report.fdsEnd}`)
   assert.ok(report.threadsEnd <= report.threadsStart, `threads ${report.threadsStart} -> ${report.threadsEnd}`)
   assert.equal(report.liveRunsEnd, 0)
+})
+
+test('runs that exhaust their heap, one after another, leave nothing behind', async () => {
+  const report = await soakExhausting({ runs: 100 })
+  assert.equal(report.failures, 0)
+  assert.equal(report.liveRunsEnd, 0)
+  const [, , , , half, , , , , last] = report.rssSeries
+  assert.ok(last - half < 10, `resident memory kept climbing: ${report.rssSeries.join(' -> ')} MB`)
 })

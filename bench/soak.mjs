@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run soak`: 10 000 runs in a row, then 1 000 runs at concurrency 50, reporting resident
-// memory, thread count and open file descriptors at start and end. The test suite runs a
-// reduced form of the same function.
+// memory, thread count and open file descriptors at start and end; then 1 500 runs that each
+// exhaust their heap. The test suite runs a reduced form of the same functions.
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
@@ -49,8 +49,29 @@ export async function soak({ sequential, concurrent, concurrency }) {
   }
 }
 
+/**
+ * Runs that each exhaust a 16 MB heap, in a row: the limit's path (terminate, unwind, dispose)
+ * must leave nothing behind either.
+ */
+export async function soakExhausting({ runs }) {
+  const heapMb = 16
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: heapMb })
+  const expected = { kind: 'worker-exit', message: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${heapMb} MB)` }
+  let failures = 0
+  const rssSeries = []
+  for (let i = 0; i < runs; i++) {
+    const result = await runtime.run({ program: 'const a = []; for (;;) a.push(new Array(1000).fill(a.length))', bindings: [] })
+    if (result.error?.kind !== expected.kind || result.error.message !== expected.message) failures++
+    if ((i + 1) % Math.ceil(runs / 10) === 0) rssSeries.push(Math.round(rssMb()))
+  }
+  await dispose()
+  return { failures, liveRunsEnd: await settledAt(native.liveRuns, 0), rssSeries }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const report = await soak({ sequential: 10_000, concurrent: 1_000, concurrency: 50 })
   console.log(JSON.stringify(report, null, 2))
-  if (report.failures) process.exit(1)
+  const exhausting = await soakExhausting({ runs: 1_500 })
+  console.log(JSON.stringify({ heapExhaustingRuns: exhausting }, null, 2))
+  if (report.failures || exhausting.failures) process.exit(1)
 }

@@ -63,7 +63,8 @@ impl Drop for LiveThread {
 }
 
 /// A current-thread tokio runtime: deno_core aborts the process if V8 posts a delayed task
-/// for an isolate created outside one, so every isolate thread enters its own first.
+/// for an isolate created outside one. Every isolate is created inside a runtime of its own,
+/// dropped right after it, so V8's delayed tasks for it go too (see `pool`).
 pub fn event_loop() -> Result<tokio::runtime::Runtime, String> {
   tokio::runtime::Builder::new_current_thread()
     .enable_all()

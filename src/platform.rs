@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crossbeam_channel::{Sender, unbounded};
 
-use crate::arena::ColdThread;
 use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
 use crate::pool::Pool;
 use crate::run::RunJob;
@@ -94,7 +93,6 @@ fn spawn_isolate_thread(task: HostTask) {
 /// A run on a thread of its own, whose isolate is created for it.
 fn run_cold(job: RunJob) {
   let _live = LiveThread::enter();
-  let _cold = ColdThread::enter();
   match event_loop() {
     Ok(tokio) => {
       let _entered = tokio.enter();

@@ -378,6 +378,7 @@ impl RunJob {
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
+    crate::arena::isolate_disposed();
   }
 
   /// The run could not get a thread: it ends as `worker-exit` with why.

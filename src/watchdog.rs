@@ -1,5 +1,5 @@
-//! One thread that polls every live run's busy time and wall time every 25 ms (and, between
-//! runs, returns freed memory: see `arena`).
+//! One thread that polls every live run's busy time and wall time every 25 ms (and returns
+//! freed memory: see `arena`).
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -33,7 +33,7 @@ pub fn start() {
           run.enforce_budgets();
           !run.is_finished()
         });
-        crate::arena::trim_when_idle(&mut last_trim);
+        crate::arena::trim_if_due(&mut last_trim);
       }
     })
     .expect("the watchdog thread must start");

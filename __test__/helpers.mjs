@@ -1,4 +1,6 @@
 // Shared set-up: a fresh cordis context with the plugin loaded, as a host would do it.
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { Context } from '@deepseek-ai/cordis'
 import V8CodeRuntime from 'dsh-code-runtime-v8'
 
@@ -23,6 +25,12 @@ export function outputBytes(result) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A full garbage collection of Node's heap, with or without `--expose-gc`. */
+export const collectGarbage = globalThis.gc ?? (() => {
+  setFlagsFromString('--expose-gc')
+  return runInNewContext('gc')
+})()
 
 /** Threads of this process, from /proc. */
 export async function threadCount() {

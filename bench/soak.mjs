@@ -5,18 +5,25 @@
 import { readdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
-import { settledAt, setup, sleep, tools } from '../__test__/helpers.mjs'
+import { collectGarbage, settledAt, setup, sleep, tools } from '../__test__/helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
 const count = (dir) => readdirSync(dir).length
 const rssMb = () => process.memoryUsage().rss / 2 ** 20
+/** Resident memory and malloc's bytes in use (KB), after a full collection of Node's heap. */
+const sample = async () => {
+  collectGarbage()
+  // Finalisers of collected native wrappers run from Node's next loop turn.
+  await sleep(20)
+  return { rssMb: Math.round(rssMb()), mallocKb: Math.round(native.mallocInUseBytes() / 1024) }
+}
 
 export async function soak({ sequential, concurrent, concurrency }) {
   const { runtime, dispose } = await setup({ computeMs: 5000 })
   // One warm-up run so start figures include the addon and V8's own threads.
   await runtime.run({ program: 'return 0', bindings: [] })
-  globalThis.gc?.()
+  collectGarbage()
   const start = { rssMb: rssMb(), threads: count('/proc/self/task'), fds: count('/proc/self/fd') }
   let failures = 0
   const bindings = tools({ echo: async (x) => x })
@@ -24,28 +31,29 @@ export async function soak({ sequential, concurrent, concurrency }) {
     const result = await runtime.run({ program: `console.log('run', ${i}); return (await tools.echo({ i: ${i} })).i`, bindings })
     if (result.value !== i) failures++
   }
-  // Resident memory every tenth of the sequential runs: a leak shows as a steady climb.
-  const rssSeries = []
+  // Memory every tenth of the sequential runs: a leak shows as a steady climb.
+  const series = []
   for (let i = 0; i < sequential; i++) {
     await once(i)
-    if ((i + 1) % Math.ceil(sequential / 10) === 0) rssSeries.push(Math.round(rssMb()))
+    if ((i + 1) % Math.ceil(sequential / 10) === 0) series.push(await sample())
   }
   let next = 0
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < concurrent) await once(next++)
   }))
   const rssAfterBurstMb = rssMb()
-  // Once no cold run is live, the watchdog returns their freed memory within a second or so.
+  // After isolates are disposed, the watchdog hands freed memory back, at most once a second.
   await sleep(1500)
   const rssIdleMb = rssMb()
   await dispose()
-  globalThis.gc?.()
+  collectGarbage()
   const end = { rssMb: rssMb(), threads: count('/proc/self/task'), fds: count('/proc/self/fd') }
   const liveRunsEnd = await settledAt(native.liveRuns, 0)
   return {
     failures,
     rssStartMb: start.rssMb, rssAfterBurstMb, rssIdleMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
-    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd, rssSeries,
+    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd,
+    rssSeries: series.map((at) => at.rssMb), mallocKbSeries: series.map((at) => at.mallocKb),
   }
 }
 
@@ -58,14 +66,17 @@ export async function soakExhausting({ runs }) {
   const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: heapMb })
   const expected = { kind: 'worker-exit', message: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${heapMb} MB)` }
   let failures = 0
-  const rssSeries = []
+  const series = []
   for (let i = 0; i < runs; i++) {
     const result = await runtime.run({ program: 'const a = []; for (;;) a.push(new Array(1000).fill(a.length))', bindings: [] })
     if (result.error?.kind !== expected.kind || result.error.message !== expected.message) failures++
-    if ((i + 1) % Math.ceil(runs / 10) === 0) rssSeries.push(Math.round(rssMb()))
+    if ((i + 1) % Math.ceil(runs / 10) === 0) series.push(await sample())
   }
   await dispose()
-  return { failures, liveRunsEnd: await settledAt(native.liveRuns, 0), rssSeries }
+  return {
+    failures, liveRunsEnd: await settledAt(native.liveRuns, 0),
+    rssSeries: series.map((at) => at.rssMb), mallocKbSeries: series.map((at) => at.mallocKb),
+  }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

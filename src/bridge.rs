@@ -116,6 +116,12 @@ pub fn live_isolate_threads() -> u32 {
   crate::isolate::live_isolate_threads() as u32
 }
 
+/// Bytes malloc has handed out and not had back, process-wide; null where malloc is not glibc's.
+#[napi]
+pub fn malloc_in_use_bytes() -> Option<f64> {
+  crate::arena::malloc_in_use_bytes().map(|bytes| bytes as f64)
+}
+
 /// Runs whose native state still exists: zero once every run has settled and its isolate is gone.
 #[napi]
 pub fn live_runs() -> u32 {

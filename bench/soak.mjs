@@ -19,6 +19,16 @@ const sample = async () => {
   return { rssMb: Math.round(rssMb()), mallocKb: Math.round(native.mallocInUseBytes() / 1024) }
 }
 
+/** Awaits `once(i)` for `runs` runs in a row, sampling memory every tenth: a leak shows as a climb. */
+async function inARow(runs, once) {
+  const samples = []
+  for (let i = 0; i < runs; i++) {
+    await once(i)
+    if ((i + 1) % Math.ceil(runs / 10) === 0) samples.push(await sample())
+  }
+  return { rssSeries: samples.map((at) => at.rssMb), mallocKbSeries: samples.map((at) => at.mallocKb) }
+}
+
 export async function soak({ sequential, concurrent, concurrency }) {
   const { runtime, dispose } = await setup({ computeMs: 5000 })
   // One warm-up run so start figures include the addon and V8's own threads.
@@ -31,12 +41,7 @@ export async function soak({ sequential, concurrent, concurrency }) {
     const result = await runtime.run({ program: `console.log('run', ${i}); return (await tools.echo({ i: ${i} })).i`, bindings })
     if (result.value !== i) failures++
   }
-  // Memory every tenth of the sequential runs: a leak shows as a steady climb.
-  const series = []
-  for (let i = 0; i < sequential; i++) {
-    await once(i)
-    if ((i + 1) % Math.ceil(sequential / 10) === 0) series.push(await sample())
-  }
+  const series = await inARow(sequential, once)
   let next = 0
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < concurrent) await once(next++)
@@ -52,8 +57,7 @@ export async function soak({ sequential, concurrent, concurrency }) {
   return {
     failures,
     rssStartMb: start.rssMb, rssAfterBurstMb, rssIdleMb, rssEndMb: end.rssMb, rssGrowthMb: end.rssMb - start.rssMb,
-    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd,
-    rssSeries: series.map((at) => at.rssMb), mallocKbSeries: series.map((at) => at.mallocKb),
+    threadsStart: start.threads, threadsEnd: end.threads, fdsStart: start.fds, fdsEnd: end.fds, liveRunsEnd, ...series,
   }
 }
 
@@ -66,17 +70,12 @@ export async function soakExhausting({ runs }) {
   const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: heapMb })
   const expected = { kind: 'worker-exit', message: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${heapMb} MB)` }
   let failures = 0
-  const series = []
-  for (let i = 0; i < runs; i++) {
+  const series = await inARow(runs, async () => {
     const result = await runtime.run({ program: 'const a = []; for (;;) a.push(new Array(1000).fill(a.length))', bindings: [] })
     if (result.error?.kind !== expected.kind || result.error.message !== expected.message) failures++
-    if ((i + 1) % Math.ceil(runs / 10) === 0) series.push(await sample())
-  }
+  })
   await dispose()
-  return {
-    failures, liveRunsEnd: await settledAt(native.liveRuns, 0),
-    rssSeries: series.map((at) => at.rssMb), mallocKbSeries: series.map((at) => at.mallocKb),
-  }
+  return { failures, liveRunsEnd: await settledAt(native.liveRuns, 0), ...series }
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -128,6 +128,11 @@ pub fn live_runs() -> u32 {
   crate::run::live_runs() as u32
 }
 
+/// `maxOldGenerationSizeMb` in bytes: a pool's isolates serve a run only when the two agree.
+fn heap_bytes(mb: f64) -> usize {
+  (mb * 1024.0 * 1024.0) as usize
+}
+
 /// Isolates prepared ahead of demand for one runtime (they share its heap cap).
 #[napi]
 pub struct NativePool {
@@ -138,9 +143,8 @@ pub struct NativePool {
 impl NativePool {
   #[napi(constructor)]
   pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
-    let heap_bytes = (max_old_generation_size_mb * 1024.0 * 1024.0) as usize;
     Self {
-      pool: crate::pool::Pool::new(capacity as usize, heap_bytes),
+      pool: crate::pool::Pool::new(capacity as usize, heap_bytes(max_old_generation_size_mb)),
     }
   }
 
@@ -185,14 +189,14 @@ impl NativeRun {
     let limits = Limits {
       compute: Duration::from_secs_f64(request.compute_ms / 1000.0),
       wall: Duration::from_secs_f64(request.max_wall_ms / 1000.0),
-      heap_bytes: (request.max_old_generation_size_mb * 1024.0 * 1024.0) as usize,
+      heap_bytes: heap_bytes(request.max_old_generation_size_mb),
       max_output_bytes: request.max_output_bytes as usize,
       compute_message: request.compute_message,
       wall_message: request.wall_message,
       heap_message: request.heap_message,
     };
     let shared = RunShared::new(limits);
-    *self.shared.lock().unwrap_or_else(|p| p.into_inner()) = Arc::downgrade(&shared);
+    *crate::lock(&self.shared) = Arc::downgrade(&shared);
     let deliver: Box<dyn FnOnce(Report) + Send> = Box::new(move |report: Report| {
       deferred.resolve(Box::new(move |_| Ok(SettledJs(report))));
     });
@@ -239,7 +243,7 @@ impl NativeRun {
   /// The host's answer to binding call `call`: `V<json>` or `E<json message>`.
   #[napi]
   pub fn answer(&self, call: u32, tagged: String) {
-    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).upgrade() {
+    if let Some(shared) = crate::lock(&self.shared).upgrade() {
       shared.answer(call, tagged);
     }
   }
@@ -247,7 +251,7 @@ impl NativeRun {
   /// Stops the run at once with `abort` and this reason (an abort signal, or disposal).
   #[napi]
   pub fn cancel(&self, reason: Utf16String) {
-    if let Some(shared) = self.shared.lock().unwrap_or_else(|p| p.into_inner()).upgrade() {
+    if let Some(shared) = crate::lock(&self.shared).upgrade() {
       shared.finish(Ending::Failure(FailureKind::Abort, reason.to_vec()));
     }
   }

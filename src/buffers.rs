@@ -3,7 +3,7 @@
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
 use std::ffi::c_void;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use deno_core::v8;
 
@@ -15,10 +15,19 @@ pub struct BufferBudget {
   peak: AtomicUsize,
   /// Set when a request was refused: V8 then runs last-resort collections that reach the
   /// near-heap-limit callback, which must not mistake them for the heap being full.
-  refused: std::sync::atomic::AtomicBool,
+  refused: AtomicBool,
 }
 
 impl BufferBudget {
+  pub fn new(limit: usize) -> Arc<Self> {
+    Arc::new(Self {
+      limit,
+      used: AtomicUsize::new(0),
+      peak: AtomicUsize::new(0),
+      refused: AtomicBool::new(false),
+    })
+  }
+
   /// Reserves `len` bytes; `false` (and nothing reserved) when they would pass the limit.
   fn reserve(&self, len: usize) -> bool {
     self
@@ -105,17 +114,6 @@ static VTABLE: v8::RustAllocatorVtable<BufferBudget> = v8::RustAllocatorVtable {
   free,
   drop: drop_budget,
 };
-
-impl BufferBudget {
-  pub fn new(limit: usize) -> Arc<Self> {
-    Arc::new(Self {
-      limit,
-      used: AtomicUsize::new(0),
-      peak: AtomicUsize::new(0),
-      refused: Default::default(),
-    })
-  }
-}
 
 /// An ArrayBuffer allocator that refuses to hold more than the budget's limit at once.
 pub fn counting_allocator(budget: &Arc<BufferBudget>) -> v8::UniqueRef<v8::Allocator> {

@@ -7,6 +7,8 @@
   allow(dead_code, reason = "napi exports are exercised by the Node tests")
 )]
 
+use std::sync::{Mutex, MutexGuard};
+
 mod arena;
 mod bridge;
 mod buffers;
@@ -23,3 +25,9 @@ pub mod snapshot;
 mod stack;
 pub mod strip;
 mod watchdog;
+
+/// Locks `mutex` even if a thread panicked while holding it: every lock here guards state that
+/// stays consistent between statements, and a run must still settle after a panic.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+  mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -79,10 +79,7 @@ fn spawn_isolate_thread(task: HostTask) {
   if let Err(error) = spawned {
     match slot.lock().ok().and_then(|mut task| task.take()) {
       Some(HostTask::Run(job, pool)) => {
-        job.abandon(&format!("could not start an isolate thread: {error}"));
-        if let Some(pool) = pool {
-          pool.thread_not_started();
-        }
+        abandon(job, pool, &format!("could not start an isolate thread: {error}"))
       }
       Some(HostTask::Prepare(pool)) => pool.thread_not_started(),
       None => {}
@@ -122,10 +119,15 @@ fn send_run(job: RunJob, pool: Option<Arc<Pool>>) {
   if let Err(unsent) = host().tasks.send(HostTask::Run(job, pool))
     && let HostTask::Run(job, pool) = unsent.into_inner()
   {
-    job.abandon("the V8 host thread is gone");
-    if let Some(pool) = pool {
-      pool.thread_not_started();
-    }
+    abandon(job, pool, "the V8 host thread is gone");
+  }
+}
+
+/// A run whose thread never started: it ends as `worker-exit`, and its pool stops counting it.
+fn abandon(job: RunJob, pool: Option<Arc<Pool>>, why: &str) {
+  job.abandon(why);
+  if let Some(pool) = pool {
+    pool.thread_not_started();
   }
 }
 

@@ -69,7 +69,7 @@ impl Pool {
   pub fn close(&self, on_empty: Box<dyn FnOnce() + Send>) {
     self.closed.store(true, Ordering::SeqCst);
     while self.ready_rx.try_recv().is_ok() {}
-    let mut waiting = self.on_empty.lock().unwrap_or_else(|p| p.into_inner());
+    let mut waiting = crate::lock(&self.on_empty);
     if self.threads.load(Ordering::SeqCst) == 0 {
       drop(waiting);
       on_empty();
@@ -85,7 +85,7 @@ impl Pool {
 
   /// Called as each thread of the pool (prepared or cold) ends.
   pub fn thread_exited(&self) {
-    let mut waiting = self.on_empty.lock().unwrap_or_else(|p| p.into_inner());
+    let mut waiting = crate::lock(&self.on_empty);
     let left = self.threads.fetch_sub(1, Ordering::SeqCst) - 1;
     let done = if left == 0 && self.closed.load(Ordering::SeqCst) {
       std::mem::take(&mut *waiting)

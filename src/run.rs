@@ -147,7 +147,7 @@ impl RunShared {
   }
 
   fn state(&self) -> MutexGuard<'_, RunState> {
-    self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    crate::lock(&self.state)
   }
 
   /// Decides how the run ends, if nothing has yet; stops its JavaScript and its event loop.
@@ -196,13 +196,13 @@ impl RunShared {
   }
 
   fn meter(&self) -> MutexGuard<'_, UsageMeter> {
-    self.meter.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    crate::lock(&self.meter)
   }
 
   /// Registers a call; its answer arrives on the receiver (or it closes when the run settles).
   pub fn wait_for_answer(&self) -> (u32, oneshot::Receiver<String>) {
     let (sender, receiver) = oneshot::channel();
-    let mut calls = self.calls.lock().unwrap_or_else(|p| p.into_inner());
+    let mut calls = crate::lock(&self.calls);
     calls.next = calls.next.wrapping_add(1);
     let id = calls.next;
     calls.waiting.insert(id, sender);
@@ -211,12 +211,7 @@ impl RunShared {
 
   /// The host's answer to a call; dropped without harm once the run has settled.
   pub fn answer(&self, call: u32, tagged: String) {
-    let sender = self
-      .calls
-      .lock()
-      .unwrap_or_else(|p| p.into_inner())
-      .waiting
-      .remove(&call);
+    let sender = crate::lock(&self.calls).waiting.remove(&call);
     if let Some(sender) = sender {
       let _ = sender.send(tagged);
     }
@@ -262,12 +257,7 @@ impl RunShared {
     };
     drop(state);
     // Calls still waiting are the caller's to settle; their answers are no longer wanted.
-    self
-      .calls
-      .lock()
-      .unwrap_or_else(|p| p.into_inner())
-      .waiting
-      .clear();
+    crate::lock(&self.calls).waiting.clear();
     let settled = ledger.settle(ending);
     let mut meter = self.meter();
     // Calls still pending when the run ended stopped waiting then.
@@ -289,7 +279,7 @@ impl RunShared {
     if status == 0
       && let Some(baseline) = read_clock(id)
     {
-      *self.clock.lock().unwrap_or_else(|p| p.into_inner()) = Some(CpuClock { id, baseline });
+      *crate::lock(&self.clock) = Some(CpuClock { id, baseline });
     }
   }
 
@@ -297,12 +287,12 @@ impl RunShared {
   fn release_clock(&self) {
     let busy = self.busy_time().unwrap_or_default();
     self.meter().usage.busy = busy;
-    self.clock.lock().unwrap_or_else(|p| p.into_inner()).take();
+    crate::lock(&self.clock).take();
   }
 
   /// CPU time the isolate thread has spent on this run so far.
   pub fn busy_time(&self) -> Option<Duration> {
-    let clock = self.clock.lock().unwrap_or_else(|p| p.into_inner());
+    let clock = crate::lock(&self.clock);
     let clock = clock.as_ref()?;
     read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline))
   }

@@ -11,6 +11,11 @@ export interface Config {
   maxOutputBytes?: number
   /** Heap cap of one run in MiB; ArrayBuffer memory is refused past it too. Default 512. */
   maxOldGenerationSizeMb?: number
+  /**
+   * Isolates prepared ahead of demand (ours alone; a positive whole number). Each serves exactly one
+   * run, then a replacement is prepared. Default 2.
+   */
+  isolatePool?: number
 }
 
 /** What one run cost. */

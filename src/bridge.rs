@@ -4,7 +4,6 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
-use napi::sys;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
@@ -57,41 +56,44 @@ impl From<Usage> for NativeUsage {
 }
 
 /// A settled run: strings cross as UTF-16 so lone surrogates survive; the value as JSON text.
-pub struct SettledJs(Report);
+#[napi(object, object_from_js = false)]
+pub struct NativeSettled {
+  pub logs: Vec<Utf16String>,
+  /// The completion value as JSON text; absent when the program returned nothing or failed.
+  pub value_json: Option<String>,
+  /// The failure kind (`exception`, `timeout`, ...); absent when the program completed.
+  pub kind: Option<String>,
+  pub message: Option<Utf16String>,
+  pub usage: NativeUsage,
+}
 
-impl ToNapiValue for SettledJs {
-  unsafe fn to_napi_value(raw_env: sys::napi_env, report: Self) -> Result<sys::napi_value> {
-    let env = Env::from_raw(raw_env);
+impl From<Report> for NativeSettled {
+  fn from(report: Report) -> Self {
     let Report {
       settled: Settled { logs, value, error },
       usage,
-    } = report.0;
-    let mut object = Object::new(&env)?;
-    let mut array = env.create_array(logs.len() as u32)?;
-    for (index, entry) in logs.iter().enumerate() {
-      array.set(index as u32, env.create_string_utf16(entry)?)?;
+    } = report;
+    let (kind, message) = match error {
+      Some((kind, message)) => (Some(kind.as_str().to_owned()), Some(message.into())),
+      None => (None, None),
+    };
+    Self {
+      logs: logs.into_iter().map(Utf16String::from).collect(),
+      value_json: value,
+      kind,
+      message,
+      usage: usage.into(),
     }
-    object.set("logs", array)?;
-    if let Some(json) = value {
-      object.set("valueJson", json)?;
-    }
-    if let Some((kind, message)) = error {
-      object.set("kind", kind.as_str())?;
-      object.set("message", env.create_string_utf16(&message)?)?;
-    }
-    object.set("usage", NativeUsage::from(usage))?;
-    // SAFETY: `raw_env` is the live environment this conversion was called with.
-    unsafe { Object::to_napi_value(raw_env, object) }
   }
 }
 
-type Deliver = Box<dyn FnOnce(Env) -> Result<SettledJs>>;
+type Deliver = Box<dyn FnOnce(Env) -> Result<NativeSettled>>;
 type CallArgs = FnArgs<(u32, u32, u32, String)>;
 type DispatchFn = ThreadsafeFunction<CallArgs, (), CallArgs, Status, false>;
 
 /// Settles a run that ends before any isolate exists (a pre-aborted signal), through the ledger.
-#[napi(ts_return_type = "NativeSettled")]
-pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16String) -> Result<SettledJs> {
+#[napi]
+pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16String) -> Result<NativeSettled> {
   let kind = match kind.as_str() {
     "abort" => FailureKind::Abort,
     "exception" => FailureKind::Exception,
@@ -107,7 +109,7 @@ pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16Str
     output_bytes: settled.output_bytes(),
     ..Usage::default()
   };
-  Ok(SettledJs(Report { settled, usage }))
+  Ok(Report { settled, usage }.into())
 }
 
 /// Isolate threads alive in this process: zero once every run has settled.
@@ -182,10 +184,11 @@ impl NativeRun {
     &self,
     env: &'env Env,
     request: NativeRunRequest,
+    #[napi(ts_arg_type = "(call: number, namespace: number, member: number, argsJson: string) => void")]
     dispatch: Function<'env, CallArgs, ()>,
     pool: Option<&NativePool>,
   ) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred::<SettledJs, Deliver>()?;
+    let (deferred, promise) = env.create_deferred::<NativeSettled, Deliver>()?;
     let limits = Limits {
       compute: Duration::from_secs_f64(request.compute_ms / 1000.0),
       wall: Duration::from_secs_f64(request.max_wall_ms / 1000.0),
@@ -198,7 +201,7 @@ impl NativeRun {
     let shared = RunShared::new(limits);
     *crate::lock(&self.shared) = Arc::downgrade(&shared);
     let deliver: Box<dyn FnOnce(Report) + Send> = Box::new(move |report: Report| {
-      deferred.resolve(Box::new(move |_| Ok(SettledJs(report))));
+      deferred.resolve(Box::new(move |_| Ok(report.into())));
     });
     let program = match crate::strip::strip_types(&request.program) {
       Ok(program) => program,
@@ -255,9 +258,4 @@ impl NativeRun {
       shared.finish(Ending::Failure(FailureKind::Abort, reason.to_vec()));
     }
   }
-}
-
-#[napi_derive::module_init]
-fn initialise_v8() {
-  crate::platform::ensure_initialised();
 }

@@ -38,6 +38,9 @@ struct Host {
   tasks: Sender<HostTask>,
 }
 
+/// Started by the first pool or run, never at load: a load-time constructor also runs in every
+/// binary that links this crate, where it raced the `dsh-snapshot` tool's own initialisation and
+/// set V8's flags after they were frozen (`Check failed: !IsFrozen()`).
 static HOST: OnceLock<Host> = OnceLock::new();
 
 fn host() -> &'static Host {
@@ -98,11 +101,6 @@ fn run_cold(job: RunJob) {
     }
     Err(why) => job.abandon(&why),
   }
-}
-
-/// Initialises our V8 (once) without starting a run.
-pub fn ensure_initialised() {
-  host();
 }
 
 /// Hands a run to a fresh isolate thread.

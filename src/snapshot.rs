@@ -29,6 +29,40 @@ pub fn create() -> Box<[u8]> {
     let start = v8::Local::new(scope, start);
     let key = start_key(scope);
     global.set_private(scope, key, start);
+    replace_rust_owned_buffers(scope, global);
   }
   js.snapshot()
+}
+
+/// deno_core hands its JavaScript three small ArrayBuffers over memory that its Rust state owns
+/// (tick, immediate and timer counters), and frees that state before V8 writes the snapshot: V8
+/// then copied freed memory into the snapshot, bytes that changed from one build to the next.
+/// Zeroed arrays that V8 owns take their place first; every runtime restored from the snapshot
+/// installs its own again before any JavaScript runs.
+fn replace_rust_owned_buffers<'s>(scope: &mut v8::PinScope<'s, '_>, global: v8::Local<'s, v8::Object>) {
+  let get = |scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>, name: &str| {
+    let key = v8::String::new(scope, name).expect("a short name");
+    object.get(scope, key.into())
+  };
+  let core: v8::Local<v8::Object> = get(scope, global, "Deno")
+    .and_then(|deno| deno.try_cast::<v8::Object>().ok())
+    .and_then(|deno| get(scope, deno, "core"))
+    .and_then(|core| core.try_cast().ok())
+    .expect("deno_core's Deno.core exists while a snapshot is made");
+  let tick = v8::ArrayBuffer::new(scope, 2);
+  let immediate = v8::ArrayBuffer::new(scope, 12);
+  let timer = v8::ArrayBuffer::new(scope, 4);
+  let replacements: [(&str, v8::Local<v8::Value>); 3] = [
+    ("__setTickInfo", v8::Uint8Array::new(scope, tick, 0, 2).expect("2 bytes").into()),
+    ("__setImmediateInfo", v8::Uint32Array::new(scope, immediate, 0, 3).expect("12 bytes").into()),
+    ("__setTimerInfo", v8::Int32Array::new(scope, timer, 0, 1).expect("4 bytes").into()),
+  ];
+  for (setter, array) in replacements {
+    let function: v8::Local<v8::Function> = get(scope, core, setter)
+      .and_then(|function| function.try_cast().ok())
+      .unwrap_or_else(|| panic!("deno_core's Deno.core.{setter} is gone: the snapshot would copy freed memory"));
+    function
+      .call(scope, core.into(), &[array])
+      .unwrap_or_else(|| panic!("Deno.core.{setter} threw"));
+  }
 }

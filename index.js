@@ -14,6 +14,9 @@ function present(settled) {
   return result
 }
 
+/** The longest disposal waits for the pool's threads to exit. */
+const DISPOSAL_WAIT_MS = 750
+
 // cordis hands out the service through a Proxy, which private class fields do not pass.
 const state = Symbol('dsh-code-runtime-v8 state')
 
@@ -89,7 +92,12 @@ async function dispose(own) {
   const pending = [...own.live]
   for (const [run] of pending) run.cancel('runtime disposed')
   await Promise.all(pending.map(([, settled]) => settled))
-  await own.pool.close()
+  // A thread still inside a V8 built-in that ignores termination (demoted to idle scheduling by
+  // the watchdog) exits when the built-in returns; disposal does not wait for it.
+  let timer
+  const bounded = new Promise((resolve) => { timer = setTimeout(resolve, DISPOSAL_WAIT_MS) })
+  await Promise.race([own.pool.close(), bounded])
+  clearTimeout(timer)
 }
 
 export default V8CodeRuntime

@@ -124,6 +124,25 @@ pub fn malloc_in_use_bytes() -> Option<f64> {
   crate::arena::malloc_in_use_bytes().map(|bytes| bytes as f64)
 }
 
+/// Isolate threads the watchdog demoted to idle scheduling because they stayed inside a run
+/// after it ended (V8 built-ins that never check for termination).
+#[napi(object)]
+pub struct RunawayThreads {
+  /// Demoted since the process started.
+  pub total: u32,
+  /// Still inside their run; each leaves, and releases its isolate, when the built-in returns.
+  pub running: u32,
+}
+
+#[napi]
+pub fn runaway_threads() -> RunawayThreads {
+  let (total, running) = crate::run::runaway_threads();
+  RunawayThreads {
+    total: total as u32,
+    running: running as u32,
+  }
+}
+
 /// Runs whose native state still exists: zero once every run has settled and its isolate is gone.
 #[napi]
 pub fn live_runs() -> u32 {
@@ -178,7 +197,7 @@ impl NativeRun {
     }
   }
 
-  /// Strips the program's types and starts it; resolves once the program has ended.
+  /// Starts the program (its types are stripped on its isolate thread); resolves once it has ended.
   #[napi(ts_return_type = "Promise<NativeSettled>")]
   pub fn start<'env>(
     &self,
@@ -198,20 +217,11 @@ impl NativeRun {
       wall_message: request.wall_message,
       heap_message: request.heap_message,
     };
-    let shared = RunShared::new(limits);
-    *crate::lock(&self.shared) = Arc::downgrade(&shared);
-    let deliver: Box<dyn FnOnce(Report) + Send> = Box::new(move |report: Report| {
+    let deliver = Box::new(move |report: Report| {
       deferred.resolve(Box::new(move |_| Ok(report.into())));
     });
-    let program = match crate::strip::strip_types(&request.program) {
-      Ok(program) => program,
-      Err(message) => {
-        // A strip failure starts no isolate.
-        shared.finish(RunShared::failure(FailureKind::Exception, &message));
-        deliver(shared.settle());
-        return Ok(promise);
-      }
-    };
+    let shared = RunShared::new(limits, deliver);
+    *crate::lock(&self.shared) = Arc::downgrade(&shared);
     // A run without namespaces never calls the host: it holds no threadsafe function.
     let dispatch = if request.namespaces_json == "[]" {
       None
@@ -229,11 +239,10 @@ impl NativeRun {
     };
     let job = RunJob {
       shared,
-      program,
+      program: request.program,
       params: request.params,
       namespaces_json: request.namespaces_json,
       dispatch,
-      deliver,
     };
     // A prepared isolate has the pool's heap cap: use it only when that is this run's cap.
     match pool {

@@ -39,6 +39,10 @@ static SNAPSHOT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin"
 const NEVER_SETTLES: &str =
   "program awaits a promise that can never settle (no timer, binding call or other work is pending)";
 
+/// The largest single request V8 makes of its heap, with room to spare: a string of at most
+/// 2^29 - 24 two-byte characters, or a FixedArray of at most 2^27 eight-byte elements.
+const LARGEST_ALLOCATION: usize = 1 << 30 | 1 << 28;
+
 /// Isolate threads alive right now, in this process (prepared ones included).
 static LIVE_ISOLATE_THREADS: AtomicUsize = AtomicUsize::new(0);
 
@@ -122,8 +126,10 @@ impl PreparedIsolate {
         // No run yet (the bootstrap itself ran out): stop here all the same.
         isolate.terminate_execution();
       }
-      // Room for V8 to unwind the terminated program instead of reaching its fatal OOM path.
-      limit.saturating_mul(2)
+      // Room for V8 to finish the allocation that failed, then unwind the terminated program,
+      // instead of reaching its fatal out-of-memory path: a built-in that ignores termination
+      // can still make one more request of up to `LARGEST_ALLOCATION`.
+      limit.saturating_add(limit.max(LARGEST_ALLOCATION))
     });
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
@@ -143,6 +149,11 @@ impl PreparedIsolate {
       current,
       buffers,
     })
+  }
+
+  /// The runtime, unused, for the caller to drop on this thread.
+  pub fn discard(self) -> JsRuntime {
+    self.js
   }
 
   /// Runs one program to its end; returns the spent runtime for the caller to drop on this

@@ -15,6 +15,7 @@ mod buffers;
 mod isolate;
 pub mod json_text;
 pub mod ledger;
+mod nesting;
 mod lossless;
 mod modules;
 mod ops;

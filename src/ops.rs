@@ -114,7 +114,42 @@ pub async fn op_dsh_binding_call(
   shared.binding_call_started();
   let answer = answer.await;
   shared.binding_call_ended();
-  answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))
+  let answer = answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))?;
+  Ok(refuse_if_too_large(answer, shared.limits.heap_bytes))
+}
+
+/// An answer whose text alone outgrows the run's heap cap could never become a value in it: it
+/// reaches the program as the binding's own rejection, naming the cap, instead of a heap failure.
+fn refuse_if_too_large(tagged: String, heap_bytes: usize) -> String {
+  if tagged.len() <= heap_bytes {
+    return tagged;
+  }
+  let message = format!(
+    "the binding's answer ({} bytes of JSON) does not fit the run's heap cap (maxOldGenerationSizeMb: {} MB)",
+    tagged.len() - 1,
+    heap_bytes as f64 / (1024.0 * 1024.0)
+  );
+  format!("E{}", serde_json::Value::String(message))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::refuse_if_too_large;
+
+  #[test]
+  fn answers_that_fit_the_heap_cap_pass_and_larger_ones_become_rejections() {
+    let fits = format!("V\"{}\"", "a".repeat(1000));
+    assert_eq!(refuse_if_too_large(fits.clone(), fits.len()), fits);
+    assert_eq!(
+      refuse_if_too_large(fits.clone(), 1 << 10),
+      fits
+    );
+    let large = format!("V\"{}\"", "a".repeat(2 << 20));
+    assert_eq!(
+      refuse_if_too_large(large, 1 << 20),
+      "E\"the binding's answer (2097154 bytes of JSON) does not fit the run's heap cap (maxOldGenerationSizeMb: 1 MB)\""
+    );
+  }
 }
 
 deno_core::extension!(

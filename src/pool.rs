@@ -109,6 +109,8 @@ impl Pool {
       }
     }
     drop(live);
+    // A thread demoted by the watchdog leaves the pool: another takes its place.
+    self.prepare_one();
     self.thread_exited();
   }
 
@@ -124,8 +126,8 @@ impl Pool {
     loop {
       match job_rx.recv_timeout(IDLE_CHECK) {
         Ok(job) => {
-          job.execute(tokio, Ok(isolate));
-          return !self.closed.load(Ordering::SeqCst);
+          let may_serve_again = job.execute(tokio, Ok(isolate));
+          return may_serve_again && !self.closed.load(Ordering::SeqCst);
         }
         Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.closed.load(Ordering::SeqCst) => {}
         Err(_) => return false,

@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use deno_core::v8;
+use deno_core::{JsRuntime, v8};
 use tokio::sync::{Notify, oneshot};
 
 use crate::isolate::PreparedIsolate;
@@ -76,6 +76,9 @@ pub struct Limits {
 struct RunState {
   ledger: Ledger,
   phase: Phase,
+  /// When the ending was claimed: the watchdog delivers and demotes by how long ago that was.
+  ended_at: Option<Instant>,
+  /// Kept until the isolate thread has left the run, so that stops can be repeated.
   isolate: Option<v8::IsolateHandle>,
 }
 
@@ -97,6 +100,8 @@ impl Phase {
 struct CpuClock {
   id: libc::clockid_t,
   baseline: Duration,
+  /// CPU time the run spent on helper threads (deep stripping).
+  helpers: Duration,
 }
 
 fn read_clock(id: libc::clockid_t) -> Option<Duration> {
@@ -110,6 +115,25 @@ fn read_clock(id: libc::clockid_t) -> Option<Duration> {
 }
 
 static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
+
+/// How long after its ending a run's own thread has to deliver the result before the
+/// watchdog delivers it instead.
+const DELIVERY_GRACE: Duration = Duration::from_millis(25);
+
+/// How long after its ending a thread may stay inside the run before it is demoted to idle
+/// scheduling: V8 built-ins whose loops never check for termination can hold it for minutes.
+const RUNAWAY_AFTER: Duration = Duration::from_millis(100);
+
+/// Isolate threads demoted since the process started, and those still inside their run.
+static RUNAWAYS_TOTAL: AtomicUsize = AtomicUsize::new(0);
+static RUNAWAYS_NOW: AtomicUsize = AtomicUsize::new(0);
+
+/// `(demoted so far, still running past their ending)`.
+pub fn runaway_threads() -> (usize, usize) {
+  (RUNAWAYS_TOTAL.load(Ordering::SeqCst), RUNAWAYS_NOW.load(Ordering::SeqCst))
+}
+
+type Deliver = Box<dyn FnOnce(Report) + Send>;
 
 /// Runs whose shared state still exists: once every run has settled and its isolate is gone,
 /// nothing may hold one (the watchdog least of all).
@@ -126,16 +150,24 @@ pub struct RunShared {
   meter: Mutex<UsageMeter>,
   calls: Mutex<WaitingCalls>,
   pub(crate) stopped: Notify,
+  /// Hands the result to the caller; taken by whichever side delivers first.
+  deliver: Mutex<Option<Deliver>>,
+  /// The isolate thread's kernel id, for demotion.
+  thread_id: Mutex<Option<libc::pid_t>>,
+  /// Set once the isolate thread has left the run (it may still be disposing of the isolate).
+  left: AtomicBool,
+  demoted: AtomicBool,
 }
 
 impl RunShared {
-  pub fn new(limits: Limits) -> Arc<Self> {
+  pub fn new(limits: Limits, deliver: Deliver) -> Arc<Self> {
     LIVE_RUNS.fetch_add(1, Ordering::SeqCst);
     Arc::new(Self {
       started: Instant::now(),
       state: Mutex::new(RunState {
         ledger: Ledger::new(limits.max_output_bytes),
         phase: Phase::Running,
+        ended_at: None,
         isolate: None,
       }),
       limits,
@@ -143,6 +175,10 @@ impl RunShared {
       meter: Mutex::new(UsageMeter::default()),
       calls: Mutex::new(WaitingCalls::default()),
       stopped: Notify::new(),
+      deliver: Mutex::new(Some(deliver)),
+      thread_id: Mutex::new(None),
+      left: AtomicBool::new(false),
+      demoted: AtomicBool::new(false),
     })
   }
 
@@ -157,6 +193,7 @@ impl RunShared {
       return false;
     }
     state.phase = Phase::Ended(ending);
+    state.ended_at = Some(Instant::now());
     if let Some(isolate) = &state.isolate {
       isolate.terminate_execution();
     }
@@ -165,6 +202,7 @@ impl RunShared {
     true
   }
 
+  #[cfg(test)]
   pub fn is_finished(&self) -> bool {
     !self.state().phase.is_running()
   }
@@ -244,10 +282,17 @@ impl RunShared {
     self.meter().usage.heap_peak_bytes = bytes;
   }
 
+  /// Settles the run and hands the result to the caller, unless that already happened.
+  pub fn deliver(&self) {
+    let deliver = crate::lock(&self.deliver).take();
+    if let Some(deliver) = deliver {
+      deliver(self.settle());
+    }
+  }
+
   /// The result the caller receives, and its cost; the ledger is spent by it.
-  pub fn settle(&self) -> Report {
+  fn settle(&self) -> Report {
     let mut state = self.state();
-    state.isolate = None;
     let ledger = std::mem::replace(&mut state.ledger, Ledger::new(0));
     let ending = match std::mem::replace(&mut state.phase, Phase::Settled) {
       Phase::Ended(ending) => ending,
@@ -273,13 +318,19 @@ impl RunShared {
   }
 
   fn bind_clock_to_current_thread(&self) {
+    // SAFETY: `gettid` has no preconditions.
+    *crate::lock(&self.thread_id) = Some(unsafe { libc::gettid() });
     let mut id: libc::clockid_t = 0;
     // SAFETY: `pthread_self` is the calling thread, `id` a valid out-pointer.
     let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
     if status == 0
       && let Some(baseline) = read_clock(id)
     {
-      *crate::lock(&self.clock) = Some(CpuClock { id, baseline });
+      *crate::lock(&self.clock) = Some(CpuClock {
+        id,
+        baseline,
+        helpers: Duration::ZERO,
+      });
     }
   }
 
@@ -294,7 +345,14 @@ impl RunShared {
   pub fn busy_time(&self) -> Option<Duration> {
     let clock = crate::lock(&self.clock);
     let clock = clock.as_ref()?;
-    read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline))
+    read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline) + clock.helpers)
+  }
+
+  /// Counts CPU time spent for this run on another thread.
+  fn add_helper_time(&self, spent: Duration) {
+    if let Some(clock) = crate::lock(&self.clock).as_mut() {
+      clock.helpers += spent;
+    }
   }
 
   pub fn wall_time(&self) -> Duration {
@@ -306,13 +364,66 @@ impl RunShared {
     Ending::Failure(kind, message.encode_utf16().collect())
   }
 
-  /// Applies the compute and wall budgets; called by the watchdog every poll.
-  pub fn enforce_budgets(&self) {
+  /// One watchdog poll: applies the budgets while the run is running; once it has ended,
+  /// repeats the stop, delivers the result if the run's thread has not, and demotes a thread
+  /// that stays inside the run. `false` once there is nothing left to watch.
+  pub fn watch(&self) -> bool {
+    if self.left.load(Ordering::SeqCst) {
+      return false;
+    }
+    let (ended_at, isolate) = {
+      let state = self.state();
+      (state.ended_at, state.isolate.clone())
+    };
+    let Some(ended_at) = ended_at else {
+      self.enforce_budgets();
+      return true;
+    };
+    // Again: deno_core cancels a termination to build its error object, which can run a
+    // program's stack formatter after the ending was claimed.
+    if let Some(isolate) = isolate {
+      isolate.terminate_execution();
+    }
+    let overdue = ended_at.elapsed();
+    if overdue >= DELIVERY_GRACE {
+      self.deliver();
+    }
+    if overdue >= RUNAWAY_AFTER && !self.demoted.swap(true, Ordering::SeqCst) {
+      RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
+      RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);
+      if let Some(thread) = *crate::lock(&self.thread_id) {
+        demote(thread);
+      }
+    }
+    true
+  }
+
+  /// The isolate thread is done with the run: no stop may reach its isolate any more.
+  fn leave(&self) {
+    self.state().isolate = None;
+    self.left.store(true, Ordering::SeqCst);
+    if self.demoted.load(Ordering::SeqCst) {
+      RUNAWAYS_NOW.fetch_sub(1, Ordering::SeqCst);
+    }
+  }
+
+  /// Applies the compute and wall budgets.
+  fn enforce_budgets(&self) {
     if self.wall_time() > self.limits.wall {
       self.finish(Self::failure(FailureKind::Timeout, &self.limits.wall_message));
     } else if self.busy_time().is_some_and(|busy| busy > self.limits.compute) {
       self.finish(Self::failure(FailureKind::Timeout, &self.limits.compute_message));
     }
+  }
+}
+
+/// Lowers a thread that V8 cannot stop to idle scheduling, so it cannot starve the host.
+fn demote(thread: libc::pid_t) {
+  let idle = libc::sched_param { sched_priority: 0 };
+  // SAFETY: plain system calls on a thread id of this process; failure leaves it as it was.
+  unsafe {
+    libc::sched_setscheduler(thread, libc::SCHED_IDLE, &idle);
+    libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 19);
   }
 }
 
@@ -325,29 +436,41 @@ impl Drop for RunShared {
 /// A run handed to an isolate thread, and how its result reaches the caller.
 pub struct RunJob {
   pub shared: Arc<RunShared>,
+  /// TypeScript or JavaScript, as the caller gave it.
   pub program: String,
   pub params: Vec<String>,
   pub namespaces_json: String,
   pub dispatch: Option<BindingDispatch>,
-  pub deliver: Box<dyn FnOnce(Report) + Send>,
 }
 
 impl RunJob {
   /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, delivers
-  /// the result, then drops the isolate.
-  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) {
+  /// the result, then drops the isolate. `false` when the thread was demoted while it ran, and
+  /// so must not serve another run.
+  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) -> bool {
     let RunJob {
       shared,
       program,
       params,
       namespaces_json,
       dispatch,
-      deliver,
     } = self;
     shared.bind_clock_to_current_thread();
     crate::watchdog::watch(shared.clone());
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-      isolate.map(|isolate| isolate.run(tokio, &shared, &program, &params, &namespaces_json, dispatch))
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<JsRuntime, String> {
+      let isolate = isolate?;
+      // Stripped here, not on the caller's thread: a huge program must not block Node's event
+      // loop, and its time counts against the run's budgets.
+      Ok(match crate::strip::strip_program(&program) {
+        Ok(stripped) => {
+          shared.add_helper_time(stripped.helper_cpu);
+          isolate.run(tokio, &shared, &stripped.code, &params, &namespaces_json, dispatch)
+        }
+        Err(message) => {
+          shared.finish(RunShared::failure(FailureKind::Exception, &message));
+          isolate.discard()
+        }
+      })
     }));
     let spent = match outcome {
       Ok(Ok(spent)) => Some(spent),
@@ -363,12 +486,14 @@ impl RunJob {
         None
       }
     };
+    shared.leave();
     shared.release_clock();
-    deliver(shared.settle());
+    shared.deliver();
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
     crate::arena::isolate_disposed();
+    !shared.demoted.load(Ordering::SeqCst)
   }
 
   /// The run could not get a thread: it ends as `worker-exit` with why.
@@ -376,7 +501,8 @@ impl RunJob {
     self
       .shared
       .finish(RunShared::failure(FailureKind::WorkerExit, why));
-    (self.deliver)(self.shared.settle());
+    self.shared.leave();
+    self.shared.deliver();
   }
 }
 
@@ -396,21 +522,57 @@ mod tests {
     }
   }
 
+  /// A run whose delivered reports land in the returned list.
+  fn run_with_deliveries() -> (Arc<RunShared>, Arc<Mutex<Vec<Report>>>) {
+    let delivered = Arc::new(Mutex::new(Vec::new()));
+    let sink = delivered.clone();
+    let run = RunShared::new(
+      limits(),
+      Box::new(move |report| crate::lock(&sink).push(report)),
+    );
+    (run, delivered)
+  }
+
   #[test]
-  fn a_settled_run_stays_finished_and_keeps_its_first_ending() {
-    let run = RunShared::new(limits());
+  fn a_settled_run_keeps_its_first_ending_and_is_delivered_once() {
+    let (run, delivered) = run_with_deliveries();
     assert!(!run.is_finished());
     assert!(run.finish(RunShared::failure(FailureKind::Abort, "stopped")));
-    let report = run.settle();
+    run.deliver();
+    run.deliver();
+    let reports = crate::lock(&delivered);
+    assert_eq!(reports.len(), 1);
     assert_eq!(
-      report.settled.error,
+      reports[0].settled.error,
       Some((FailureKind::Abort, "stopped".encode_utf16().collect()))
     );
-    // The watchdog drops runs by this: a settled run read as unfinished was kept forever.
     assert!(run.is_finished());
     // The wall budget (zero here) is long past; a settled run takes no second ending.
     run.enforce_budgets();
     assert!(!run.finish(RunShared::failure(FailureKind::Timeout, "late")));
     assert!(!run.admit_log("late".encode_utf16().collect()));
+  }
+
+  #[test]
+  fn the_watchdog_delivers_an_ended_run_whose_thread_does_not_come_back() {
+    let (run, delivered) = run_with_deliveries();
+    assert!(run.admit_log("kept".encode_utf16().collect()));
+    // The wall budget is zero: the first poll ends the run, and nothing is delivered yet.
+    assert!(run.watch());
+    assert!(run.is_finished());
+    assert!(crate::lock(&delivered).is_empty());
+    std::thread::sleep(DELIVERY_GRACE);
+    assert!(run.watch());
+    let reports = crate::lock(&delivered);
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].settled.logs, vec!["kept".encode_utf16().collect::<Vec<_>>()]);
+    assert_eq!(
+      reports[0].settled.error,
+      Some((FailureKind::Timeout, "wall".encode_utf16().collect()))
+    );
+    drop(reports);
+    // Watched until its thread leaves; then let go.
+    run.leave();
+    assert!(!run.watch());
   }
 }

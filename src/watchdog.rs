@@ -1,5 +1,6 @@
-//! One thread that polls every live run's busy time and wall time every 25 ms (and returns
-//! freed memory: see `arena`).
+//! One thread that polls every live run every 25 ms: its busy time and wall time while it runs,
+//! then, once it has ended, until its isolate thread has left it (see `RunShared::watch`). It
+//! also returns freed memory: see `arena`.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -29,17 +30,14 @@ pub fn start() {
           Err(crossbeam_channel::RecvTimeoutError::Timeout) => {}
           Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
         }
-        runs.retain(|run| {
-          run.enforce_budgets();
-          !run.is_finished()
-        });
+        runs.retain(|run| run.watch());
         crate::arena::trim_if_due(&mut last_trim);
       }
     })
     .expect("the watchdog thread must start");
 }
 
-/// Puts a run under the watchdog until it finishes.
+/// Puts a run under the watchdog until its isolate thread has left it.
 pub fn watch(run: Arc<RunShared>) {
   if let Some(watched) = WATCHED.get() {
     let _ = watched.send(run);

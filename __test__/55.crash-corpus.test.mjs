@@ -1,0 +1,83 @@
+// No program and no binding answer can crash the host or outlive its budgets. Every case runs in
+// a child process of its own; the reduced corpus is here, `npm run crash-corpus` runs the full one.
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { NESTING_REFUSED, NESTING_SHAPES, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
+
+/** Each child must live, print its outcome, and dispose within a second. */
+async function lives(config, program, answerBytes) {
+  const { outcome, status, signal } = await runInChild(config, program, answerBytes)
+  assert.deepStrictEqual({ status, signal }, { status: 0, signal: null }, program.slice(0, 80))
+  assert.ok(outcome.disposedMs <= 1000, `disposal took ${outcome.disposedMs} ms`)
+  return outcome
+}
+
+describe('nesting cannot crash the stripper: past the bound it is refused before parsing', () => {
+  for (const [shape, make] of Object.entries(NESTING_SHAPES)) {
+    test(shape, async () => {
+      const outcome = await lives({}, make(100_000))
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
+    })
+  }
+  test('programs that V8 parses still run: 3 000 chained sums, 500 nested parentheses', async () => {
+    assert.equal((await lives({}, NESTING_SHAPES.sums(3_000))).value, 3_001)
+    assert.equal((await lives({}, NESTING_SHAPES.parentheses(500))).value, 1)
+  })
+})
+
+describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
+  const cases = [
+    [64, "return 'a'.repeat(3e8).toUpperCase().length"],
+    [16, "return /a*b/.test('a'.repeat(1e8))"],
+    [16, "return 'ß'.repeat(1e8).toUpperCase().length"],
+    [16, "return 'ẛ'.repeat(3e7).normalize('NFKD').length"],
+  ]
+  for (const [mb, program] of cases) {
+    test(`${program} at ${mb} MB`, async () => {
+      const outcome = await lives({ maxOldGenerationSizeMb: mb, computeMs: 10_000 }, program)
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['worker-exit', heapMessage(mb)])
+    })
+  }
+})
+
+describe('binding answers: one that cannot fit is the binding\'s own rejection, one that fits arrives', () => {
+  test('100 MB under a 16 MB cap is refused, naming the cap', async () => {
+    const outcome = await lives({ maxOldGenerationSizeMb: 16 }, 'return (await tools.answer({})).length', 100_000_000)
+    assert.equal(outcome.kind, 'exception')
+    assert.ok(outcome.message.startsWith(answerRefused(100_000_000, 16)), outcome.message)
+  })
+  test('the refusal is catchable as the namespace\'s error class', async () => {
+    const program = 'try { await tools.answer({}) } catch (e) { return [e.name, e.toolName] }'
+    const outcome = await lives({ maxOldGenerationSizeMb: 16 }, program, 40_000_000)
+    assert.deepStrictEqual(outcome.value, ['ToolCallError', 'answer'])
+  })
+  test('4 MB under a 16 MB cap is delivered', async () => {
+    const outcome = await lives({ maxOldGenerationSizeMb: 16 }, 'return (await tools.answer({})).length', 4_000_000)
+    assert.equal(outcome.value, 4_000_000)
+  })
+})
+
+describe('runs settle by their budgets whatever the program does, and disposal is never held up', () => {
+  const config = { computeMs: 500, maxWallMs: 1500 }
+  const budget = 'compute budget exhausted (500ms busy)'
+  const cases = {
+    'a stack formatter that never returns, for a thrown error': "Error.prepareStackTrace = () => { for (;;) {} }; throw new Error('x')",
+    'the same, for an error thrown in a timer': "Error.prepareStackTrace = () => { for (;;) {} }; setTimeout(() => { throw new Error('x') }); await new Promise(() => {})",
+    'the same, for an unhandled rejection': "Error.prepareStackTrace = () => { for (;;) {} }; Promise.reject(new Error('x')); await new Promise(() => {})",
+    'indexOf over a huge array-like (V8 never checks for termination)': 'Array.prototype.indexOf.call({ length: 2 ** 53 - 1 }, 1)',
+    'sort of a huge sparse array': 'const a = []; a[2 ** 32 - 2] = 1; a.sort()',
+  }
+  for (const [name, program] of Object.entries(cases)) {
+    test(name, async () => {
+      const outcome = await lives(config, program)
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['timeout', budget])
+      // The budget is polled every 25 ms, and a run whose thread does not come back is
+      // delivered by the watchdog 25 ms after its ending.
+      assert.ok(outcome.settledMs < 500 + 150, `settled after ${outcome.settledMs} ms`)
+    })
+  }
+  test('a thread held by a built-in is demoted and counted, and comes back', async () => {
+    const outcome = await lives(config, 'const a = []; a[2 ** 32 - 2] = 1; a.indexOf(2)')
+    assert.deepStrictEqual(outcome.runaways, { total: 1, running: 1 })
+  })
+})

@@ -3,6 +3,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { NESTING_REFUSED, NESTING_SHAPES, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
+import { setup, tools } from './helpers.mjs'
 
 /** Each child must live, print its outcome, and dispose within a second. */
 async function lives(config, program, answerBytes) {
@@ -76,6 +77,27 @@ describe('runs settle by their budgets whatever the program does, and disposal i
       assert.ok(outcome.settledMs < 500 + 150, `settled after ${outcome.settledMs} ms`)
     })
   }
+  for (const [name, program] of Object.entries({
+    'a completion value nested a million deep': 'let v = []; for (let i = 0; i < 1e6; i++) v = [v]; return v',
+    'a binding argument nested a million deep': 'let v = []; for (let i = 0; i < 1e6; i++) v = [v]; await tools.answer(v)',
+    'JSON.parse of a million nested arrays': "return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))",
+  })) {
+    test(`${name} ends at the budget, and no thread of ours runs on`, async () => {
+      const outcome = await lives(config, program)
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['timeout', budget])
+      assert.ok(outcome.settledMs < 500 + 150, `settled after ${outcome.settledMs} ms`)
+      assert.deepStrictEqual(outcome.runaways, { total: 0, running: 0 })
+    })
+  }
+  test('a value nested 100 000 deep that fits the budget is returned whole, not refused', async () => {
+    const { runtime, dispose } = await setup({ computeMs: 10_000 })
+    const program = 'let v = [1]; for (let i = 0; i < 1e5; i++) v = [v]; return await tools.echo(v)'
+    const result = await runtime.run({ program, bindings: tools({ echo: async (v) => v }) })
+    await dispose()
+    let depth = 0
+    for (let v = result.value; Array.isArray(v); v = v[0]) depth++
+    assert.equal(depth, 100_001)
+  })
   test('a thread held by a built-in is demoted and counted, and comes back', async () => {
     const outcome = await lives(config, 'const a = []; a[2 ** 32 - 2] = 1; a.indexOf(2)')
     assert.deepStrictEqual(outcome.runaways, { total: 1, running: 1 })

@@ -9,6 +9,9 @@ use deno_core::v8;
 
 use crate::json_text::push_json_string;
 
+/// Values visited between two checks whether the run has ended.
+const STOP_CHECK_INTERVAL: u32 = 4096;
+
 /// Why a value could not be written.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -67,11 +70,13 @@ impl Output {
 }
 
 /// Writes `value` as JSON text of at most `budget` bytes, refusing anything that is not lossless.
+/// Gives up (as `NotLossless`) once `stopped` says the run has ended.
 pub fn to_json_text<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   intrinsics: &Intrinsics,
   value: v8::Local<'s, v8::Value>,
   budget: usize,
+  stopped: &dyn Fn() -> bool,
 ) -> Result<String, Refusal> {
   v8::tc_scope!(let scope, scope);
   let object_prototype = v8::Local::new(scope, &intrinsics.object_prototype);
@@ -82,21 +87,28 @@ pub fn to_json_text<'s>(
     over: false,
   };
   let mut stack: Vec<Frame> = Vec::new();
-  // Identity hashes of the containers being written (its ancestors): a repeat is a cycle.
-  let mut open: HashMap<i32, u32> = HashMap::new();
+  // The containers being written (its ancestors) by identity hash: a repeat is a cycle. Hashes
+  // collide, so each bucket holds its containers, and a match is confirmed within it only: a
+  // scan of every ancestor made a million-deep value quadratic.
+  let mut open: HashMap<i32, Vec<v8::Local<'s, v8::Object>>> = HashMap::new();
   let mut pending = Some(value);
+  let mut steps: u32 = 0;
 
   loop {
+    steps = steps.wrapping_add(1);
+    // Nothing here runs JavaScript for plain data, so a termination cannot stop this loop.
+    if steps % STOP_CHECK_INTERVAL == 0 && stopped() {
+      return Err(Refusal::NotLossless);
+    }
     if let Some(value) = pending.take() {
       let opened = write_value(scope, &mut out, value, object_prototype, array_prototype)?;
       if let Some(frame) = opened {
         let container = frame.container();
-        let count = open.entry(container.get_identity_hash().get()).or_default();
-        // Identity hashes can collide, so a match is confirmed against the open containers.
-        if *count > 0 && stack.iter().any(|ancestor| ancestor.container() == container) {
+        let bucket = open.entry(container.get_identity_hash().get()).or_default();
+        if bucket.contains(&container) {
           return Err(Refusal::NotLossless);
         }
-        *count += 1;
+        bucket.push(container);
         stack.push(frame);
       }
     }
@@ -141,8 +153,9 @@ pub fn to_json_text<'s>(
         } else {
           "}"
         });
-        if let Some(count) = open.get_mut(&done.container().get_identity_hash().get()) {
-          *count -= 1;
+        // Containers close innermost first, so the last of a bucket is the one closing.
+        if let Some(bucket) = open.get_mut(&done.container().get_identity_hash().get()) {
+          bucket.pop();
         }
       }
     }

@@ -42,7 +42,7 @@ pub fn op_dsh_args_json<'s>(
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
-  to_json_text(scope, &run.intrinsics, value, usize::MAX).ok()
+  to_json_text(scope, &run.intrinsics, value, usize::MAX, &|| run.shared.is_finished()).ok()
 }
 
 /// The program's promise fulfilled with `value`.
@@ -54,7 +54,8 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
   let ending = if value.is_undefined() {
     Ending::NoValue
   } else {
-    match to_json_text(scope, &run.intrinsics, value, run.shared.remaining_output()) {
+    let stopped = || run.shared.is_finished();
+    match to_json_text(scope, &run.intrinsics, value, run.shared.remaining_output(), &stopped) {
       Ok(json) => Ending::Value(json),
       Err(Refusal::TooLarge) => Ending::TooLarge,
       Err(Refusal::NotLossless) => RunShared::failure(

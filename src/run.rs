@@ -202,7 +202,6 @@ impl RunShared {
     true
   }
 
-  #[cfg(test)]
   pub fn is_finished(&self) -> bool {
     !self.state().phase.is_running()
   }

@@ -99,8 +99,13 @@ describe('config', () => {
   })
 
   test('null takes the default', async () => {
-    const fiber = await load({ computeMs: null })
-    await fiber.dispose()
+    assert.equal(V8CodeRuntime.Config({ computeMs: null }).computeMs, 60_000)
+    assert.deepStrictEqual(V8CodeRuntime.Config({ computeMs: null }), V8CodeRuntime.Config({}))
+    const { runtime, dispose } = await setup({ computeMs: null })
+    // A second of busy time: well inside the 60 s default.
+    const program = 'const end = Date.now() + 1000; let n = 0; while (Date.now() < end) n++; return n > 0'
+    assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: true })
+    await dispose()
   })
 
   test('every resolved entry must be a finite positive number', async () => {

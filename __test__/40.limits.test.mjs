@@ -204,19 +204,22 @@ describe('output ledger', () => {
     const result = await runtime.run({ program: 'for (let i = 0; i < 1000; i++) console.log("spam line", i); return 1', bindings: [] })
     assert.deepStrictEqual(result.error, { kind: 'output-limit', message: 'outer output exceeded 300 bytes' })
     assert.equal('value' in result, false)
-    assert.ok(result.logs.length > 0)
-    assert.ok(Buffer.byteLength(JSON.stringify(result.logs)) < 300)
-    assert.deepStrictEqual(result.logs.slice(0, 3), ['spam line 0', 'spam line 1', 'spam line 2'])
+    // The message takes 33 bytes, leaving 267 for the logs: 18 whole lines take 261, then the
+    // comma and quotes leave 3 characters of the next.
+    const whole = Array.from({ length: 18 }, (_, i) => `spam line ${i}`)
+    assert.deepStrictEqual(result.logs, [...whole, 'spa'])
+    assert.equal(outputBytes(result), 300)
     await dispose()
   })
 
   test('escapes are metered: one log of emoji, quotes and backslashes at 96', async () => {
     const { runtime, dispose } = await withCap(96)
     const result = await runtime.run({ program: 'console.log("start-" + "😀\\"\\\\\\n".repeat(100)); return 1', bindings: [] })
-    assert.equal(result.error.kind, 'output-limit')
-    assert.equal(result.logs.length, 1)
-    assert.ok(result.logs[0].startsWith('start-'))
-    assert.ok(outputBytes(result) <= 96)
+    assert.deepStrictEqual(result.error, { kind: 'output-limit', message: 'outer output exceeded 96 bytes' })
+    // 64 bytes for the log: brackets and quotes 4, `start-` 6, then 10 bytes per `😀"\\\n`
+    // (4 + 2 + 2 + 2 escaped), five of them, and a last 😀 in the 4 bytes left.
+    assert.deepStrictEqual(result.logs, ['start-' + '😀"\\\n'.repeat(5) + '😀'])
+    assert.equal(outputBytes(result), 96)
     await dispose()
   })
 
@@ -277,6 +280,16 @@ describe('usage report', () => {
     assert.ok(usage.busyMs > 0 && usage.busyMs < usage.wallMs, `busyMs ${usage.busyMs}`)
     assert.ok(usage.startupMs > 0 && usage.startupMs < usage.wallMs)
     assert.ok(usage.heapPeakBytes > 0)
+    await dispose()
+  })
+
+  test('heapPeakBytes counts the ArrayBuffer memory a run held at once', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64 })
+    const program = 'const held = [new ArrayBuffer(8 * 2 ** 20), new ArrayBuffer(4 * 2 ** 20)]; return held.length'
+    const { result, usage } = await runtime.runWithUsage({ program, bindings: [] })
+    assert.deepStrictEqual(result, { logs: [], value: 2 })
+    // 12 MiB of buffers plus the heap's committed size, which stays far below the 64 MiB cap.
+    assert.ok(usage.heapPeakBytes >= 12 * 2 ** 20 && usage.heapPeakBytes < 12 * 2 ** 20 + 32 * 2 ** 20, `heapPeakBytes ${usage.heapPeakBytes}`)
     await dispose()
   })
 

@@ -57,7 +57,12 @@ test('the addon loads and runs inside a worker_thread', async () => {
       parentPort.postMessage(result)
     })
   `, { eval: true })
-  const [result] = await Promise.all([new Promise((resolve) => worker.once('message', resolve)), new Promise((resolve) => worker.once('exit', resolve))])
+  // A worker that throws fails the test instead of leaving it waiting for a message.
+  const failed = new Promise((_, reject) => worker.once('error', reject))
+  const [result] = await Promise.race([
+    Promise.all([new Promise((resolve) => worker.once('message', resolve)), new Promise((resolve) => worker.once('exit', resolve))]),
+    failed,
+  ])
   assert.deepStrictEqual(result, { logs: [], value: 5 })
 })
 

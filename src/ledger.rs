@@ -262,16 +262,27 @@ mod tests {
   }
 
   #[test]
-  fn streams_the_fitting_prefix_once() {
+  fn keeps_the_fitting_prefix_once() {
     let mut ledger = Ledger::new(15);
     assert!(ledger.admit(text("12345")));
     assert!(!ledger.admit(text("123456")));
     assert!(!ledger.admit(text("dropped")));
     assert!(ledger.is_spent());
+    assert_eq!(ledger.logs, vec![text("12345")]);
+    // The first entry that did not fit is kept for the repack, and nothing after it.
+    assert_eq!(ledger.overflow, Some(text("123456")));
+    // A cap of 15 cannot hold the 32-byte message: the repack keeps no log, and the message
+    // gets the 13 bytes left after the brackets' 2 (11 characters and their quotes).
+    let settled = ledger.settle(Ending::NoValue);
+    assert!(settled.logs.is_empty());
+    assert_eq!(settled.error, failure(FailureKind::OutputLimit, "outer outpu"));
+    assert_eq!(settled.output_bytes(), 15);
+
     let mut ledger = Ledger::new(6);
     assert!(ledger.admit(text("12")));
     assert_eq!(ledger.remaining(), 0);
     assert!(!ledger.admit(text("no-prefix-fits")));
+    assert_eq!(ledger.logs, vec![text("12")]);
   }
 
   #[test]

@@ -236,6 +236,19 @@ describe('exceptions', () => {
     assert.deepStrictEqual(await run('throw Symbol("s")'), exception('Symbol(s)'))
   })
 
+  test('lone surrogates in an error message survive, as in logs and values', async () => {
+    assert.deepStrictEqual(await run('throw new Error("\\ud800 and \\udc00")'), exception('Error: \ud800 and \udc00\n    at <anonymous>:1:7'))
+    assert.deepStrictEqual(await run('throw "\\udfff"'), exception('\udfff'))
+  })
+
+  test('a program\'s Error.prepareStackTrace that captures the stack it runs on sees no frame of ours', async () => {
+    const hook = 'Error.prepareStackTrace = () => { const o = {}; Error.captureStackTrace(o); return o.stack }; '
+    const expected = exception('Error\n    at Error.prepareStackTrace (<anonymous>:1:55)')
+    assert.deepStrictEqual(await run(`${hook}throw new Error("x")`), expected)
+    assert.deepStrictEqual(await run(`${hook}setTimeout(() => { throw new Error("x") }); await new Promise(() => {})`), expected)
+    assert.deepStrictEqual(await run(`${hook}Promise.reject(new Error("x")); await new Promise(() => {})`), expected)
+  })
+
   test('logs printed before a throw are kept', async () => {
     assert.deepStrictEqual(await run('console.log("before"); throw "after"'), exception('after', ['before']))
   })

@@ -231,6 +231,7 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
   Intrinsics {
     object_prototype: prototype_of("Object"),
     array_prototype: prototype_of("Array"),
+    error_prototype: prototype_of("Error"),
   }
 }
 

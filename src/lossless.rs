@@ -25,6 +25,8 @@ pub enum Refusal {
 pub struct Intrinsics {
   pub object_prototype: v8::Global<v8::Object>,
   pub array_prototype: v8::Global<v8::Object>,
+  /// For telling errors from other thrown values (see `stack::render_thrown`).
+  pub error_prototype: v8::Global<v8::Object>,
 }
 
 enum Frame<'s> {

@@ -10,6 +10,7 @@ use deno_error::JsErrorBox;
 use crate::ledger::{Ending, FailureKind};
 use crate::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
 use crate::run::{BindingDispatch, RunShared};
+use crate::stack::render_thrown;
 
 /// What the ops of one run share, kept in its `OpState`.
 pub struct RunContext {
@@ -67,17 +68,26 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
   run.shared.finish(ending);
 }
 
-/// The program threw (or an error escaped a timer or a rejection); `text` is already rendered.
-#[op2(nofast)]
-pub fn op_dsh_settle_thrown(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8::String>) {
-  let remaining = with_context(scope, |run| run.shared.remaining_output());
+/// The program threw, or an error escaped a timer or a rejection. Rendered here, not in the
+/// world's JavaScript: the world passes this op to V8 as the program's rejection handler, so no
+/// frame of ours sits below a program's `Error.prepareStackTrace` while it runs.
+#[op2(nofast, reentrant)]
+pub fn op_dsh_settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8::Value>) {
+  let state = JsRuntime::op_state_from(scope);
+  let state = state.borrow();
+  let run = state.borrow::<RunContext>();
+  let error_prototype = v8::Local::new(scope, &run.intrinsics.error_prototype);
+  let Some(text) = render_thrown(scope, error_prototype, thrown) else {
+    // Terminated while rendering: the run's ending is already decided.
+    return;
+  };
   // Every code unit costs at least a byte: a longer text cannot fit, so it is never copied.
-  let ending = if text.length() > remaining {
+  let ending = if text.length() > run.shared.remaining_output() {
     Ending::TooLarge
   } else {
     Ending::Failure(FailureKind::Exception, read_utf16(scope, text))
   };
-  with_context(scope, |run| run.shared.finish(ending));
+  run.shared.finish(ending);
 }
 
 /// `process.exit(code)`.

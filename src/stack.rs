@@ -1,6 +1,9 @@
-//! Stack traces that show only the program's own frames, at its own lines and columns.
+//! Stack traces that show only the program's own frames, at its own lines and columns, and the
+//! text of what a program throws. Text stays UTF-16 throughout, so lone surrogates survive.
 
 use deno_core::v8;
+
+use crate::lossless::read_utf16;
 
 /// Scripts of ours (and deno_core's) carry `ext:` names; the program's script has none.
 const INTERNAL_SCRIPT_PREFIX: &str = "ext:";
@@ -27,26 +30,94 @@ fn is_internal<'s>(scope: &mut v8::PinScope<'s, '_>, site: v8::Local<'s, v8::Obj
 }
 
 /// `Name: message`, as `Error.prototype.toString` would read it at the time the stack is built.
-fn header<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>) -> String {
+fn header<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>) -> Vec<u16> {
   let Ok(object) = error.try_cast::<v8::Object>() else {
-    return error.to_rust_string_lossy(scope);
+    return error
+      .to_string(scope)
+      .map(|text| read_utf16(scope, text))
+      .unwrap_or_default();
   };
   let read = |key: &str, fallback: &str| {
     let key = v8::String::new(scope, key).expect("short key");
     match object.get(scope, key.into()) {
       Some(value) if !value.is_undefined() => value
         .to_string(scope)
-        .map(|text| text.to_rust_string_lossy(scope))
+        .map(|text| read_utf16(scope, text))
         .unwrap_or_default(),
-      _ => fallback.to_owned(),
+      _ => fallback.encode_utf16().collect(),
     }
   };
-  let name = read("name", "Error");
+  let mut name = read("name", "Error");
   let message = read("message", "");
   match (name.is_empty(), message.is_empty()) {
     (true, _) => message,
     (_, true) => name,
-    _ => format!("{name}: {message}"),
+    _ => {
+      name.extend(": ".encode_utf16());
+      name.extend(message);
+      name
+    }
+  }
+}
+
+/// The text of a thrown value: an error's `stack` (else its `message`), anything else as
+/// `String(thrown)`; `None` once the run is being terminated. A value whose rendering throws
+/// reads as `program threw an unrenderable value`.
+pub fn render_thrown<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  error_prototype: v8::Local<'s, v8::Object>,
+  thrown: v8::Local<'s, v8::Value>,
+) -> Option<v8::Local<'s, v8::String>> {
+  v8::tc_scope!(let scope, scope);
+  let rendered = (|| {
+    let mut text = thrown;
+    if let Ok(object) = thrown.try_cast::<v8::Object>()
+      && inherits(scope, object, error_prototype)?
+    {
+      let key = v8::String::new(scope, "stack")?;
+      text = object.get(scope, key.into())?;
+      if text.is_null_or_undefined() {
+        let key = v8::String::new(scope, "message")?;
+        text = object.get(scope, key.into())?;
+      }
+    }
+    string_of(scope, text)
+  })();
+  if scope.has_terminated() || scope.is_execution_terminating() {
+    return None;
+  }
+  rendered.or_else(|| v8::String::new(scope, "program threw an unrenderable value"))
+}
+
+/// `String(value)`: as `ToString`, except that a symbol reads as `Symbol(description)`.
+fn string_of<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) -> Option<v8::Local<'s, v8::String>> {
+  let Ok(symbol) = value.try_cast::<v8::Symbol>() else {
+    return value.to_string(scope);
+  };
+  let description = symbol.description(scope);
+  let mut text: Vec<u16> = "Symbol(".encode_utf16().collect();
+  if let Ok(description) = description.try_cast::<v8::String>() {
+    text.extend(read_utf16(scope, description));
+  }
+  text.push(u16::from(b')'));
+  v8::String::new_from_two_byte(scope, &text, v8::NewStringType::Normal)
+}
+
+/// Whether `prototype` is on `object`'s prototype chain (a proxy's trap may run and throw).
+fn inherits<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  object: v8::Local<'s, v8::Object>,
+  prototype: v8::Local<'s, v8::Object>,
+) -> Option<bool> {
+  let mut current = object.get_prototype(scope)?;
+  loop {
+    let Ok(link) = current.try_cast::<v8::Object>() else {
+      return Some(false);
+    };
+    if link == prototype {
+      return Some(true);
+    }
+    current = link.get_prototype(scope)?;
   }
 }
 
@@ -95,13 +166,15 @@ pub fn prepare_stack_trace<'s>(
   }
   let mut text = header(scope, error);
   for site in kept {
-    if let Some(frame) = call_method(scope, site, "toString", &[]) {
-      text.push_str("\n    at ");
-      text.push_str(&frame.to_rust_string_lossy(scope));
+    if let Some(frame) = call_method(scope, site, "toString", &[])
+      .and_then(|frame| frame.to_string(scope))
+    {
+      text.extend("\n    at ".encode_utf16());
+      text.extend(read_utf16(scope, frame));
     }
   }
   scope.reset();
-  v8::String::new(scope, &text)
+  v8::String::new_from_two_byte(scope, &text, v8::NewStringType::Normal)
     .map(Into::into)
     .unwrap_or_else(|| v8::undefined(scope).into())
 }

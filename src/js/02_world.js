@@ -13,9 +13,9 @@ const {
 } = core.ops;
 const { createTimer, cancelTimer } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
+const FunctionPrototypeBind = Function.prototype.bind;
 
 const ErrorCtor = Error;
-const ErrorPrototype = Error.prototype;
 const TypeErrorCtor = TypeError;
 const JSONParse = JSON.parse;
 const MapCtor = Map;
@@ -25,9 +25,9 @@ const MapPrototypeDelete = Map.prototype.delete;
 const NumberCtor = Number;
 const ObjectCreate = Object.create;
 const ObjectDefineProperty = Object.defineProperty;
-const ObjectPrototypeIsPrototypeOf = Object.prototype.isPrototypeOf;
 const PromiseCtor = Promise;
 const PromisePrototypeThen = Promise.prototype.then;
+const PromiseResolve = Promise.resolve;
 const ReflectApply = Reflect.apply;
 const StringCtor = String;
 const StringPrototypeSlice = String.prototype.slice;
@@ -39,28 +39,16 @@ function rejected(error) {
   return new PromiseCtor((_, reject) => reject(error));
 }
 
-// The text of a thrown value: an Error's stack (else message), anything else as String(x).
-function renderThrown(thrown) {
-  try {
-    let text = thrown;
-    if (thrown !== null && (typeof thrown === 'object' || typeof thrown === 'function') &&
-      ReflectApply(ObjectPrototypeIsPrototypeOf, ErrorPrototype, [thrown])) {
-      text = thrown.stack;
-      if (text === undefined || text === null) text = thrown.message;
-    }
-    return typeof text === 'string' ? text : StringCtor(text);
-  } catch {
-    return 'program threw an unrenderable value';
-  }
+// An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run. The op
+// renders it as a promise reaction of its own, bound to the error, which V8 calls with no frame
+// below: a program's `Error.prepareStackTrace` sees none of ours.
+function settleThrownLater(error) {
+  const settle = ReflectApply(FunctionPrototypeBind, op_dsh_settle_thrown, [undefined, error]);
+  ReflectApply(PromisePrototypeThen, ReflectApply(PromiseResolve, PromiseCtor, []), [settle]);
 }
-
-// An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run.
-function reportUncaught(error) {
-  op_dsh_settle_thrown(renderThrown(error));
-}
-core.setReportExceptionCallback(reportUncaught);
+core.setReportExceptionCallback(settleThrownLater);
 core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
-  reportUncaught(reason);
+  settleThrownLater(reason);
   return true;
 });
 
@@ -118,7 +106,7 @@ function schedule(callback, delay, args, repeat) {
     try {
       ReflectApply(callback, undefined, args);
     } catch (error) {
-      reportUncaught(error);
+      settleThrownLater(error);
     }
   };
   ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
@@ -148,7 +136,7 @@ const world = {
       try {
         callback();
       } catch (error) {
-        reportUncaught(error);
+        settleThrownLater(error);
       }
     });
   },
@@ -205,10 +193,8 @@ function start(program, namespacesJson) {
     objects[objects.length] = object;
   }
   const args = [...objects, ...errorClasses, console];
-  ReflectApply(PromisePrototypeThen, ReflectApply(program, undefined, args), [
-    (value) => op_dsh_settle_value(value),
-    (error) => op_dsh_settle_thrown(renderThrown(error)),
-  ]);
+  // The ops themselves are the reactions: V8 calls them with no frame of ours below.
+  ReflectApply(PromisePrototypeThen, ReflectApply(program, undefined, args), [op_dsh_settle_value, op_dsh_settle_thrown]);
 }
 
 return start;

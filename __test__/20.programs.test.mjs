@@ -225,6 +225,44 @@ describe('completion', () => {
   })
 })
 
+describe('array built-ins over array-likes and long arrays', () => {
+  // These run through our interruptible JavaScript versions; each must give what Node's own V8
+  // gives for the same program.
+  const programs = {
+    searches: "const o = { length: 6, 0: 'a', 2: 'c', 3: NaN, 5: 'c' }; const P = Array.prototype; " +
+      "return [P.indexOf.call(o, 'c'), P.indexOf.call(o, 'c', 3), P.indexOf.call(o, 'c', -2), P.indexOf.call(o, undefined), " +
+      "P.lastIndexOf.call(o, 'c'), P.lastIndexOf.call(o, 'c', 4), P.lastIndexOf.call(o, 'a', -7), P.includes.call(o, NaN), " +
+      "P.includes.call(o, undefined), P.join.call(o, '-'), P.join.call(o), P.toLocaleString.call({ length: 2, 0: 1, 1: 'x' })]",
+    callbacks: "const o = { length: 5, 0: 1, 2: 3, 4: 5 }; const P = Array.prototype; const seen = []; " +
+      "P.forEach.call(o, (v, i) => seen.push([v, i])); " +
+      "return [seen, P.map.call(o, (v) => v * 2), P.filter.call(o, (v) => v > 1), P.some.call(o, (v) => v > 4), " +
+      "P.every.call(o, (v) => v > 0), P.find.call(o, (v) => v === undefined), P.findIndex.call(o, (v) => v === undefined), " +
+      "P.findLast.call(o, (v) => v > 1), P.findLastIndex.call(o, (v) => v > 1), P.reduce.call(o, (a, v) => a + v), " +
+      "P.reduceRight.call(o, (a, v) => a + ',' + v, 'x')]",
+    mutations: "const make = () => ({ length: 5, 0: 'd', 1: 'b', 3: 'a' }); const P = Array.prototype; " +
+      "const r = (f) => { const x = make(); const out = f(x); return [out === x ? 'self' : out, Object.entries(x)] }; " +
+      "return [r((x) => P.reverse.call(x)), r((x) => P.sort.call(x)), r((x) => P.sort.call(x, (p, q) => p < q ? 1 : -1)), " +
+      "r((x) => P.fill.call(x, 'z', 1, 3)), r((x) => P.copyWithin.call(x, 0, 2)), r((x) => P.copyWithin.call(x, 2, 0)), " +
+      "r((x) => P.splice.call(x, 1, 2, 'p', 'q', 'r')), r((x) => P.splice.call(x, 1)), r((x) => P.splice.call(x, 0, 4, 'one')), " +
+      "r((x) => P.shift.call(x)), r((x) => P.unshift.call(x, 'u', 'v')), r((x) => P.slice.call(x, 1, -1))]",
+    'long arrays': 'const a = Array.from({ length: 2 ** 20 + 3 }, (_, i) => i % 7); ' +
+      "return [a.indexOf(6, 10), a.lastIndexOf(5), a.includes(7), a.slice(-3), a.map((x) => x + 1).length, " +
+      "a.filter((x) => x === 6).length, a.reduce((s, x) => s + x, 0), a.join('').length, a.findLast((x) => x === 3), " +
+      'a.splice(2, 3), a.length, a.sort().slice(0, 3), a.reverse().slice(0, 2), a.unshift(9), a.shift(), a.length]',
+    errors: 'const P = Array.prototype; const fail = (f) => { try { f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
+      'return [fail(() => P.reduce.call({ length: 2 }, (a, b) => a)), fail(() => P.indexOf.call(null)), ' +
+      'fail(() => P.map.call({ length: 2 ** 32 }, String))]',
+  }
+  for (const [name, body] of Object.entries(programs)) {
+    test(name, async () => {
+      // As JSON text: holes and undefined are part of what must match.
+      const program = `return JSON.stringify((() => { ${body} })())`
+      const expected = new Function(program)()
+      assert.deepStrictEqual(await run(program), { logs: [], value: expected })
+    })
+  }
+})
+
 describe('exceptions', () => {
   test('thrown values render as the contract says', async () => {
     assert.deepStrictEqual(await run('throw "xy"'), exception('xy'))

@@ -19,11 +19,12 @@ pub const WORLD_JS: &str = concat!(
   "(() => {\n'use strict';\n",
   include_str!("js/01_inspect.js"),
   include_str!("js/02_world.js"),
-  "\n})()"
+  include_str!("js/03_interruptible.js"),
+  "\nreturn start;\n})()"
 );
 
 /// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
-const LOCKDOWN_JS: &str = include_str!("js/03_lockdown.js");
+const LOCKDOWN_JS: &str = include_str!("js/04_lockdown.js");
 
 /// Where a snapshot keeps the world's `start` function: a private key, invisible to programs.
 pub const START_KEY: &str = "dsh-code-runtime-v8#start";

@@ -196,5 +196,3 @@ function start(program, namespacesJson) {
   // The ops themselves are the reactions: V8 calls them with no frame of ours below.
   ReflectApply(PromisePrototypeThen, ReflectApply(program, undefined, args), [op_dsh_settle_value, op_dsh_settle_thrown]);
 }
-
-return start;

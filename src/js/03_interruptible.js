@@ -1,0 +1,386 @@
+// Array built-ins whose loops V8 never interrupts, kept interruptible.
+//
+// V8's generic paths for these methods (any receiver that is not a plain array, and arrays in
+// dictionary mode) loop in C++ or Torque over every index up to `length` without ever checking
+// for termination: `Array.prototype.indexOf.call({ length: 2 ** 53 - 1 })` runs for ever, and so
+// does `sort()` of an array whose only element sits at index 2^32 - 2. Each method here keeps
+// V8's own code for arrays of up to 2^20 elements, which is fast and ends in moments, and runs
+// every other receiver through the specification's own algorithm, written in JavaScript: just as
+// long, but stopped by the budgets like any loop of the program's.
+// (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
+
+const FAST_LENGTH_LIMIT = 2 ** 20;
+const MAX_SAFE_LENGTH = 2 ** 53 - 1;
+
+const ArrayCtor = Array;
+const ArrayPrototypeSortNative = Array.prototype.sort;
+const MathTrunc = Math.trunc;
+const ObjectCtorForGuards = Object;
+const ObjectDefinePropertyForGuards = Object.defineProperty;
+const ReflectApplyForGuards = Reflect.apply;
+const ReflectDeleteProperty = Reflect.deleteProperty;
+const ReflectHas = Reflect.has;
+const StringCtorForGuards = String;
+const SymbolSpecies = Symbol.species;
+const TypeErrorCtorForGuards = TypeError;
+const RangeErrorCtorForGuards = RangeError;
+
+function toIntegerOrInfinity(value) {
+  const number = +value;
+  return number !== number || number === 0 ? 0 : MathTrunc(number);
+}
+
+function toLength(value) {
+  const length = toIntegerOrInfinity(value);
+  return length <= 0 ? 0 : MathMin(length, MAX_SAFE_LENGTH);
+}
+
+/** A relative index (`start`, `end`, `fromIndex`), clamped to `[0, length]`. */
+function clampIndex(value, length, absent) {
+  if (value === undefined) return absent;
+  const index = toIntegerOrInfinity(value);
+  return index < 0 ? MathMax(length + index, 0) : MathMin(index, length);
+}
+
+function toStringStrict(value) {
+  if (typeof value === 'symbol') throw new TypeErrorCtorForGuards('Cannot convert a Symbol value to a string');
+  return StringCtorForGuards(value);
+}
+
+function requireCallable(callback) {
+  if (typeof callback !== 'function') throw new TypeErrorCtorForGuards(`${toDisplay(callback)} is not a function`);
+}
+
+function toDisplay(value) {
+  return typeof value === 'symbol' ? 'Symbol()' : StringCtorForGuards(value);
+}
+
+function defineElement(target, key, value) {
+  ObjectDefinePropertyForGuards(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+}
+
+/** ArraySpeciesCreate, for this realm. */
+function speciesCreate(original, length) {
+  if (!ArrayIsArray(original)) return new ArrayCtor(length);
+  let C = original.constructor;
+  if (C !== null && typeof C === 'object') {
+    C = C[SymbolSpecies];
+    if (C === null) C = undefined;
+  }
+  if (C === undefined || C === ArrayCtor) {
+    if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+    return new ArrayCtor(length);
+  }
+  if (typeof C !== 'function') throw new TypeErrorCtorForGuards('object.constructor[Symbol.species] is not a constructor');
+  return new C(length);
+}
+
+function setLength(target, length) {
+  target.length = length;
+}
+
+/** Moves `count` elements from `from` to `to`, with holes, in the direction that is safe. */
+function moveElements(o, from, to, count) {
+  if (from < to && to < from + count) {
+    for (let k = count - 1; k >= 0; k--) moveElement(o, from + k, to + k);
+  } else {
+    for (let k = 0; k < count; k++) moveElement(o, from + k, to + k);
+  }
+}
+
+function moveElement(o, from, to) {
+  if (ReflectHas(o, from)) {
+    o[to] = o[from];
+  } else if (!ReflectDeleteProperty(o, to)) {
+    throw new TypeErrorCtorForGuards(`Cannot delete property '${to}' of ${toDisplay(o)}`);
+  }
+}
+
+function deleteOrThrow(o, key) {
+  if (!ReflectDeleteProperty(o, key)) throw new TypeErrorCtorForGuards(`Cannot delete property '${key}' of ${toDisplay(o)}`);
+}
+
+const generic = {
+  __proto__: null,
+  indexOf(o, args) {
+    const search = args[0];
+    const fromIndex = args[1];
+    const length = toLength(o.length);
+    if (length === 0) return -1;
+    for (let k = clampIndex(fromIndex, length, 0); k < length; k++) {
+      if (ReflectHas(o, k) && o[k] === search) return k;
+    }
+    return -1;
+  },
+  lastIndexOf(o, args) {
+    const length = toLength(o.length);
+    if (length === 0) return -1;
+    const from = args.length > 1 ? toIntegerOrInfinity(args[1]) : length - 1;
+    for (let k = from >= 0 ? MathMin(from, length - 1) : length + from; k >= 0; k--) {
+      if (ReflectHas(o, k) && o[k] === args[0]) return k;
+    }
+    return -1;
+  },
+  includes(o, args) {
+    const search = args[0];
+    const fromIndex = args[1];
+    const length = toLength(o.length);
+    for (let k = clampIndex(fromIndex, length, 0); k < length; k++) {
+      const element = o[k];
+      if (element === search || (element !== element && search !== search)) return true;
+    }
+    return false;
+  },
+  join(o, args) {
+    const separator = args[0];
+    const length = toLength(o.length);
+    const glue = separator === undefined ? ',' : toStringStrict(separator);
+    let text = '';
+    for (let k = 0; k < length; k++) {
+      if (k > 0) text += glue;
+      const element = o[k];
+      if (element !== undefined && element !== null) text += toStringStrict(element);
+    }
+    return text;
+  },
+  toLocaleString(o, args) {
+    const length = toLength(o.length);
+    let text = '';
+    for (let k = 0; k < length; k++) {
+      if (k > 0) text += ',';
+      const element = o[k];
+      if (element !== undefined && element !== null) {
+        text += toStringStrict(ReflectApplyForGuards(element.toLocaleString, element, args));
+      }
+    }
+    return text;
+  },
+  reverse(o) {
+    const length = toLength(o.length);
+    const middle = MathTrunc(length / 2);
+    for (let lower = 0; lower !== middle; lower++) {
+      const upper = length - lower - 1;
+      const lowerExists = ReflectHas(o, lower);
+      const lowerValue = lowerExists ? o[lower] : undefined;
+      const upperExists = ReflectHas(o, upper);
+      const upperValue = upperExists ? o[upper] : undefined;
+      if (upperExists) o[lower] = upperValue; else if (lowerExists) deleteOrThrow(o, lower);
+      if (lowerExists) o[upper] = lowerValue; else if (upperExists) deleteOrThrow(o, upper);
+    }
+    return o;
+  },
+  forEach(o, args) {
+    const callback = args[0];
+    const thisArg = args[1];
+    const length = toLength(o.length);
+    requireCallable(callback);
+    for (let k = 0; k < length; k++) {
+      if (ReflectHas(o, k)) ReflectApplyForGuards(callback, thisArg, [o[k], k, o]);
+    }
+  },
+  map(o, args) {
+    const callback = args[0];
+    const thisArg = args[1];
+    const length = toLength(o.length);
+    requireCallable(callback);
+    const result = speciesCreate(o, length);
+    for (let k = 0; k < length; k++) {
+      if (ReflectHas(o, k)) defineElement(result, k, ReflectApplyForGuards(callback, thisArg, [o[k], k, o]));
+    }
+    return result;
+  },
+  filter(o, args) {
+    const callback = args[0];
+    const thisArg = args[1];
+    const length = toLength(o.length);
+    requireCallable(callback);
+    const result = speciesCreate(o, 0);
+    let to = 0;
+    for (let k = 0; k < length; k++) {
+      if (!ReflectHas(o, k)) continue;
+      const element = o[k];
+      if (ReflectApplyForGuards(callback, thisArg, [element, k, o])) defineElement(result, to++, element);
+    }
+    return result;
+  },
+  some(o, args) {
+    const callback = args[0];
+    const thisArg = args[1];
+    const length = toLength(o.length);
+    requireCallable(callback);
+    for (let k = 0; k < length; k++) {
+      if (ReflectHas(o, k) && ReflectApplyForGuards(callback, thisArg, [o[k], k, o])) return true;
+    }
+    return false;
+  },
+  every(o, args) {
+    const callback = args[0];
+    const thisArg = args[1];
+    const length = toLength(o.length);
+    requireCallable(callback);
+    for (let k = 0; k < length; k++) {
+      if (ReflectHas(o, k) && !ReflectApplyForGuards(callback, thisArg, [o[k], k, o])) return false;
+    }
+    return true;
+  },
+  find(o, args) {
+    const index = findFrom(o, args, false);
+    return index === -1 ? undefined : o[index];
+  },
+  findIndex(o, args) {
+    return findFrom(o, args, false);
+  },
+  findLast(o, args) {
+    const index = findFrom(o, args, true);
+    return index === -1 ? undefined : o[index];
+  },
+  findLastIndex(o, args) {
+    return findFrom(o, args, true);
+  },
+  reduce(o, args) {
+    return reduceFrom(o, args, false);
+  },
+  reduceRight(o, args) {
+    return reduceFrom(o, args, true);
+  },
+  fill(o, args) {
+    const value = args[0];
+    const start = args[1];
+    const end = args[2];
+    const length = toLength(o.length);
+    const last = clampIndex(end, length, length);
+    for (let k = clampIndex(start, length, 0); k < last; k++) o[k] = value;
+    return o;
+  },
+  copyWithin(o, args) {
+    const target = args[0];
+    const start = args[1];
+    const end = args[2];
+    const length = toLength(o.length);
+    const to = clampIndex(target, length, 0);
+    const from = clampIndex(start, length, 0);
+    const last = clampIndex(end, length, length);
+    moveElements(o, from, to, MathMin(last - from, length - to));
+    return o;
+  },
+  slice(o, args) {
+    const start = args[0];
+    const end = args[1];
+    const length = toLength(o.length);
+    const first = clampIndex(start, length, 0);
+    const last = clampIndex(end, length, length);
+    const result = speciesCreate(o, MathMax(last - first, 0));
+    let n = 0;
+    for (let k = first; k < last; k++, n++) {
+      if (ReflectHas(o, k)) defineElement(result, n, o[k]);
+    }
+    setLength(result, n);
+    return result;
+  },
+  splice(o, args) {
+    const length = toLength(o.length);
+    const start = clampIndex(args[0], length, 0);
+    const items = args.length > 2 ? args.length - 2 : 0;
+    const deleteCount = args.length === 0 ? 0 : args.length === 1 ? length - start : MathMin(MathMax(toIntegerOrInfinity(args[1]), 0), length - start);
+    if (length + items - deleteCount > MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Invalid array length');
+    const removed = speciesCreate(o, deleteCount);
+    for (let k = 0; k < deleteCount; k++) {
+      if (ReflectHas(o, start + k)) defineElement(removed, k, o[start + k]);
+    }
+    setLength(removed, deleteCount);
+    if (items !== deleteCount) {
+      moveElements(o, start + deleteCount, start + items, length - start - deleteCount);
+      for (let k = length; k > length - deleteCount + items; k--) deleteOrThrow(o, k - 1);
+    }
+    for (let k = 0; k < items; k++) o[start + k] = args[k + 2];
+    setLength(o, length - deleteCount + items);
+    return removed;
+  },
+  shift(o) {
+    const length = toLength(o.length);
+    if (length === 0) {
+      setLength(o, 0);
+      return undefined;
+    }
+    const first = o[0];
+    moveElements(o, 1, 0, length - 1);
+    deleteOrThrow(o, length - 1);
+    setLength(o, length - 1);
+    return first;
+  },
+  unshift(o, items) {
+    const length = toLength(o.length);
+    if (items.length > 0) {
+      if (length + items.length > MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Invalid array length');
+      moveElements(o, 0, items.length, length);
+      for (let k = 0; k < items.length; k++) o[k] = items[k];
+    }
+    setLength(o, length + items.length);
+    return length + items.length;
+  },
+  sort(o, args) {
+    const comparator = args[0];
+    if (comparator !== undefined) requireCallable(comparator);
+    const length = toLength(o.length);
+    // The present elements, in a plain array V8 sorts quickly; holes and the rest are then
+    // written back as the specification's SortIndexedProperties does.
+    const items = [];
+    for (let k = 0; k < length; k++) {
+      if (ReflectHas(o, k)) defineElement(items, items.length, o[k]);
+    }
+    ReflectApplyForGuards(ArrayPrototypeSortNative, items, comparator === undefined ? [] : [comparator]);
+    let k = 0;
+    for (; k < items.length; k++) o[k] = items[k];
+    for (; k < length; k++) deleteOrThrow(o, k);
+    return o;
+  },
+};
+
+function findFrom(o, args, fromEnd) {
+  const predicate = args[0];
+  const thisArg = args[1];
+  const length = toLength(o.length);
+  requireCallable(predicate);
+  for (let n = 0; n < length; n++) {
+    const k = fromEnd ? length - 1 - n : n;
+    if (ReflectApplyForGuards(predicate, thisArg, [o[k], k, o])) return k;
+  }
+  return -1;
+}
+
+function reduceFrom(o, args, fromEnd) {
+  const length = toLength(o.length);
+  const callback = args[0];
+  requireCallable(callback);
+  let n = 0;
+  const at = (step) => (fromEnd ? length - 1 - step : step);
+  let accumulator;
+  if (args.length > 1) {
+    accumulator = args[1];
+  } else {
+    while (n < length && !ReflectHas(o, at(n))) n++;
+    if (n === length) throw new TypeErrorCtorForGuards('Reduce of empty array with no initial value');
+    accumulator = o[at(n++)];
+  }
+  for (; n < length; n++) {
+    const k = at(n);
+    if (ReflectHas(o, k)) accumulator = ReflectApplyForGuards(callback, undefined, [accumulator, o[k], k, o]);
+  }
+  return accumulator;
+}
+
+for (const name in generic) {
+  const native = Array.prototype[name];
+  const slow = generic[name];
+  const guarded = {
+    [name]() {
+      if (ArrayIsArray(this) && this.length <= FAST_LENGTH_LIMIT) return ReflectApplyForGuards(native, this, arguments);
+      if (this === null || this === undefined) {
+        throw new TypeErrorCtorForGuards(`Array.prototype.${name} called on null or undefined`);
+      }
+      return slow(ObjectCtorForGuards(this), arguments);
+    },
+  }[name];
+  ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
+  ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
+}

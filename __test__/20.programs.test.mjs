@@ -225,7 +225,7 @@ describe('completion', () => {
   })
 })
 
-describe('array built-ins over array-likes and long arrays', () => {
+describe('built-ins kept interruptible: array-likes, long arrays, long patterns', () => {
   // These run through our interruptible JavaScript versions; each must give what Node's own V8
   // gives for the same program.
   const programs = {
@@ -249,6 +249,10 @@ describe('array built-ins over array-likes and long arrays', () => {
       "return [a.indexOf(6, 10), a.lastIndexOf(5), a.includes(7), a.slice(-3), a.map((x) => x + 1).length, " +
       "a.filter((x) => x === 6).length, a.reduce((s, x) => s + x, 0), a.join('').length, a.findLast((x) => x === 3), " +
       'a.splice(2, 3), a.length, a.sort().slice(0, 3), a.reverse().slice(0, 2), a.unshift(9), a.shift(), a.length]',
+    'lastIndexOf of long patterns': "const s = 'ab'.repeat(500) + 'x'.repeat(300) + 'ab'.repeat(500); const p = 'x'.repeat(300); " +
+      "const q = 'ab'.repeat(200); return [s.lastIndexOf(p), s.lastIndexOf(p, 999), s.lastIndexOf(p, 1000), s.lastIndexOf(q), " +
+      "s.lastIndexOf(q, 10), s.lastIndexOf(q, -5), s.lastIndexOf(q, NaN), s.lastIndexOf(q, Infinity), " +
+      "'short'.lastIndexOf('x'.repeat(300)), String.prototype.lastIndexOf.call(12345, '3'), String.prototype.lastIndexOf.length]",
     errors: 'const P = Array.prototype; const fail = (f) => { try { f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
       'return [fail(() => P.reduce.call({ length: 2 }, (a, b) => a)), fail(() => P.indexOf.call(null)), ' +
       'fail(() => P.map.call({ length: 2 ** 32 }, String))]',

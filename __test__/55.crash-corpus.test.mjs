@@ -115,9 +115,15 @@ describe('runs settle by their budgets whatever the program does, and disposal i
       assert.deepStrictEqual(outcome.runaways, { total: 0, running: 0 })
     })
   }
+  test('quadratic String.prototype.lastIndexOf ends at the budget, and no thread of ours runs on', async () => {
+    const outcome = await lives(config, "const s = 'a'.repeat(2e5); for (;;) s.lastIndexOf('a'.repeat(1e5) + 'b')")
+    assert.deepStrictEqual([outcome.kind, outcome.message], ['timeout', budget])
+    assert.deepStrictEqual(outcome.runaways, { total: 0, running: 0 })
+  })
   test('a thread held by a built-in V8 cannot stop is demoted and counted, and the run settles on time', async () => {
-    // String.prototype.lastIndexOf is quadratic and never checks for termination (about 4 s here).
-    const outcome = await lives(config, "const s = 'a'.repeat(2e5); return s.lastIndexOf('a'.repeat(1e5) + 'b')")
+    // A typed array's sort without a comparator is one std::sort call, never interrupted (2.5 s here).
+    const program = 'const n = 2 ** 24, t = new Float64Array(n); for (let i = 0; i < n; i++) t[i] = (i * 2654435761) % 1000003; t.sort()'
+    const outcome = await lives({ ...config, maxOldGenerationSizeMb: 512 }, program)
     assert.deepStrictEqual([outcome.kind, outcome.message], ['timeout', budget])
     assert.ok(outcome.settledMs < 500 + 150, `settled after ${outcome.settledMs} ms`)
     assert.deepStrictEqual(outcome.runaways, { total: 1, running: 1 })

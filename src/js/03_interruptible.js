@@ -384,3 +384,36 @@ for (const name in generic) {
   ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
   ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
 }
+
+// String.prototype.lastIndexOf compares the pattern at every position, O(n·m), without checking
+// for termination (4 s for a 10^5-character pattern over 2·10^5 characters). Long patterns are
+// found instead by V8's forward search (Boyer-Moore), one call per occurrence, which a
+// termination stops between calls.
+const LONG_PATTERN = 256;
+const StringPrototypeLastIndexOfForGuards = String.prototype.lastIndexOf;
+const StringPrototypeIndexOfForGuards = String.prototype.indexOf;
+const NumberCtorForGuards = Number;
+ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
+  __proto__: null,
+  value: {
+    lastIndexOf(searchString) {
+      if (this === null || this === undefined) {
+        throw new TypeErrorCtorForGuards('String.prototype.lastIndexOf called on null or undefined');
+      }
+      const text = toStringStrict(this);
+      const pattern = toStringStrict(searchString);
+      const position = arguments.length > 1 ? NumberCtorForGuards(arguments[1]) : NaN;
+      if (pattern.length <= LONG_PATTERN) return ReflectApplyForGuards(StringPrototypeLastIndexOfForGuards, text, [pattern, position]);
+      const last = position !== position ? text.length : MathMin(MathMax(MathTrunc(position), 0), text.length);
+      let found = -1;
+      for (let at = ReflectApplyForGuards(StringPrototypeIndexOfForGuards, text, [pattern, 0]); at !== -1 && at <= last;
+        at = ReflectApplyForGuards(StringPrototypeIndexOfForGuards, text, [pattern, at + 1])) {
+        found = at;
+      }
+      return found;
+    },
+  }.lastIndexOf,
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});

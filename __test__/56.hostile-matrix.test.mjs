@@ -1,0 +1,21 @@
+// The hostile matrix, reduced: every hostile value at every boundary, stopped by the compute
+// budget (`npm run hostile-matrix` adds the wall ceiling, abort and disposal). Each value runs
+// in a child process of its own.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { BOUNDARIES, HOSTILE_VALUES, cellProblem, runValue } from './fixtures/hostile-matrix.mjs'
+
+for (const value of Object.keys(HOSTILE_VALUES)) {
+  test(`${value}: every boundary settles by the compute budget, and the host ends idle`, async () => {
+    const report = await runValue(value, Object.keys(BOUNDARIES), ['compute'])
+    assert.deepStrictEqual({ status: report.status, signal: report.signal }, { status: 0, signal: null })
+    assert.equal(report.cells.length, Object.keys(BOUNDARIES).length)
+    const problems = report.cells
+      .map((cell) => [cell.boundary, cellProblem(cell, 150)])
+      .filter(([, problem]) => problem !== null)
+    assert.deepStrictEqual(problems, [])
+    assert.equal(report.after.liveRuns, 0)
+    assert.equal(report.after.runaways.running, 0)
+    assert.ok(report.after.idleCpuMs < 100, `${report.after.idleCpuMs} ms of CPU while idle`)
+  })
+}

@@ -71,12 +71,9 @@ async function settle(own, { program, bindings, signal }) {
     maxWallMs: config.maxWallMs,
     maxOutputBytes: config.maxOutputBytes,
     maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-    computeMessage: `compute budget exhausted (${config.computeMs}ms busy)`,
-    wallMessage: `wall-clock ceiling reached (${config.maxWallMs}ms)`,
-    heapMessage: `JS heap out of memory: the program exceeded maxOldGenerationSizeMb (${config.maxOldGenerationSizeMb} MB)`,
   }, dispatch, own.pool)
   live.set(run, settled)
-  const onAbort = () => run.cancel(String(signal.reason))
+  const onAbort = () => run.abort(String(signal.reason))
   signal?.addEventListener('abort', onAbort, { once: true })
   try {
     return await settled
@@ -90,7 +87,7 @@ async function settle(own, { program, bindings, signal }) {
 async function dispose(own) {
   own.disposed = true
   const pending = [...own.live]
-  for (const [run] of pending) run.cancel('runtime disposed')
+  for (const [run] of pending) run.dispose()
   await Promise.all(pending.map(([, settled]) => settled))
   // A thread still inside a V8 built-in that ignores termination (demoted to idle scheduling by
   // the watchdog) exits when the built-in returns; disposal does not wait for it.

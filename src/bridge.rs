@@ -8,7 +8,9 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled};
-use crate::run::{BindingDispatch, Limits, Report, RunJob, RunShared, Usage};
+use crate::job::RunJob;
+use crate::limits::{Limit, Limits, heap_bytes};
+use crate::run::{BindingDispatch, Report, RunShared, Usage};
 
 /// One run as the JavaScript wrapper describes it (limits already validated there).
 #[napi(object)]
@@ -23,9 +25,6 @@ pub struct NativeRunRequest {
   pub max_wall_ms: f64,
   pub max_output_bytes: f64,
   pub max_old_generation_size_mb: f64,
-  pub compute_message: String,
-  pub wall_message: String,
-  pub heap_message: String,
 }
 
 /// What a run cost, in the units the JavaScript side reports.
@@ -149,11 +148,6 @@ pub fn live_runs() -> u32 {
   crate::run::live_runs() as u32
 }
 
-/// `maxOldGenerationSizeMb` in bytes: a pool's isolates serve a run only when the two agree.
-fn heap_bytes(mb: f64) -> usize {
-  (mb * 1024.0 * 1024.0) as usize
-}
-
 /// Isolates prepared ahead of demand for one runtime (they share its heap cap).
 #[napi]
 pub struct NativePool {
@@ -165,7 +159,11 @@ impl NativePool {
   #[napi(constructor)]
   pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
     Self {
-      pool: crate::pool::Pool::new(capacity as usize, heap_bytes(max_old_generation_size_mb)),
+      pool: crate::pool::Pool::new(
+        capacity as usize,
+        heap_bytes(max_old_generation_size_mb),
+        crate::platform::SPAWNER,
+      ),
     }
   }
 
@@ -208,15 +206,12 @@ impl NativeRun {
     pool: Option<&NativePool>,
   ) -> Result<Object<'env>> {
     let (deferred, promise) = env.create_deferred::<NativeSettled, Deliver>()?;
-    let limits = Limits {
-      compute: Duration::from_secs_f64(request.compute_ms / 1000.0),
-      wall: Duration::from_secs_f64(request.max_wall_ms / 1000.0),
-      heap_bytes: heap_bytes(request.max_old_generation_size_mb),
-      max_output_bytes: request.max_output_bytes as usize,
-      compute_message: request.compute_message,
-      wall_message: request.wall_message,
-      heap_message: request.heap_message,
-    };
+    let limits = Limits::new(
+      request.compute_ms,
+      request.max_wall_ms,
+      request.max_old_generation_size_mb,
+      request.max_output_bytes,
+    );
     let deliver = Box::new(move |report: Report| {
       deferred.resolve(Box::new(move |_| Ok(report.into())));
     });
@@ -260,11 +255,21 @@ impl NativeRun {
     }
   }
 
-  /// Stops the run at once with `abort` and this reason (an abort signal, or disposal).
+  /// Stops the run at once as `abort`, with the abort signal's reason.
   #[napi]
-  pub fn cancel(&self, reason: Utf16String) {
+  pub fn abort(&self, reason: Utf16String) {
+    self.stop(Limit::Abort(reason.to_vec()));
+  }
+
+  /// Stops the run at once as `abort`: its runtime is being disposed of.
+  #[napi]
+  pub fn dispose(&self) {
+    self.stop(Limit::Disposal);
+  }
+
+  fn stop(&self, limit: Limit) {
     if let Some(shared) = crate::lock(&self.shared).upgrade() {
-      shared.finish(Ending::Failure(FailureKind::Abort, reason.to_vec()));
+      shared.stop(limit);
     }
   }
 }

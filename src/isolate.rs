@@ -12,6 +12,7 @@ use crate::buffers::{BufferBudget, counting_allocator};
 use crate::ledger::{Ending, FailureKind, Text};
 use crate::lossless::{Intrinsics, read_utf16};
 use crate::ops::{RunContext, dsh_program};
+use crate::limits::Limit;
 use crate::run::{BindingDispatch, RunShared};
 
 /// The bootstrap that builds the program's world; it evaluates to its `start` function.
@@ -119,10 +120,7 @@ impl PreparedIsolate {
         return limit;
       }
       if let Some(run) = hook_run.borrow().as_ref() {
-        run.finish(RunShared::failure(
-          FailureKind::WorkerExit,
-          &run.limits.heap_message,
-        ));
+        run.stop(Limit::Heap);
       } else {
         // No run yet (the bootstrap itself ran out): stop here all the same.
         isolate.terminate_execution();

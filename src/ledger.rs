@@ -147,9 +147,7 @@ impl Ledger {
 
   /// `output-limit`: the logs repacked under the message, then the message cut to what is left.
   fn limit(self) -> Settled {
-    let message: Text = format!("outer output exceeded {} bytes", self.max)
-      .encode_utf16()
-      .collect();
+    let message = crate::limits::output_message(self.max);
     let log_budget = self.max.saturating_sub(message.len() + 2);
     let mut kept = Vec::new();
     let mut used = 2;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crossbeam_channel::{Sender, unbounded};
 
 use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
-use crate::pool::Pool;
-use crate::run::RunJob;
+use crate::pool::{Pool, Spawner};
+use crate::job::RunJob;
 
 /// Flags for our V8 only (Node's own V8 is untouched); they must be set before initialisation.
 ///
@@ -109,13 +109,19 @@ fn run_cold(job: RunJob) {
   }
 }
 
+/// How pools get their threads.
+pub const SPAWNER: Spawner = Spawner {
+  prepare,
+  run_cold: submit_cold,
+};
+
 /// Hands a run to a fresh isolate thread.
 pub fn submit(job: RunJob) {
   send_run(job, None);
 }
 
 /// Hands a run of `pool` to a fresh isolate thread, which the pool counts until it exits.
-pub fn submit_cold(job: RunJob, pool: Arc<Pool>) {
+fn submit_cold(job: RunJob, pool: Arc<Pool>) {
   send_run(job, Some(pool));
 }
 
@@ -136,7 +142,7 @@ fn abandon(job: RunJob, pool: Option<Arc<Pool>>, why: &str) {
 }
 
 /// Starts a pool thread that prepares one isolate.
-pub fn prepare(pool: Arc<Pool>) {
+fn prepare(pool: Arc<Pool>) {
   if let Err(unsent) = host().tasks.send(HostTask::Prepare(pool))
     && let HostTask::Prepare(pool) = unsent.into_inner()
   {

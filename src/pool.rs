@@ -11,13 +11,24 @@ use std::time::Duration;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
 use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
-use crate::run::RunJob;
+use crate::job::RunJob;
 
 /// How often an idle prepared isolate checks whether its pool was closed.
 const IDLE_CHECK: Duration = Duration::from_millis(100);
 
+/// How a pool gets its threads: from the V8 host thread, which must spawn every isolate thread
+/// (see `platform`).
+#[derive(Clone, Copy)]
+pub struct Spawner {
+  /// Starts a thread that prepares an isolate and serves the pool (`Pool::serve`).
+  pub prepare: fn(Arc<Pool>),
+  /// Starts a thread for one run that found no prepared isolate; it calls `thread_exited`.
+  pub run_cold: fn(RunJob, Arc<Pool>),
+}
+
 pub struct Pool {
   pub heap_bytes: usize,
+  spawner: Spawner,
   /// Idle prepared isolates, each as the sender that hands it its run.
   ready_tx: Sender<Sender<RunJob>>,
   ready_rx: Receiver<Sender<RunJob>>,
@@ -28,10 +39,11 @@ pub struct Pool {
 }
 
 impl Pool {
-  pub fn new(capacity: usize, heap_bytes: usize) -> Arc<Self> {
+  pub fn new(capacity: usize, heap_bytes: usize, spawner: Spawner) -> Arc<Self> {
     let (ready_tx, ready_rx) = unbounded();
     let pool = Arc::new(Self {
       heap_bytes,
+      spawner,
       ready_tx,
       ready_rx,
       closed: AtomicBool::new(false),
@@ -47,7 +59,7 @@ impl Pool {
   fn prepare_one(self: &Arc<Self>) {
     if !self.closed.load(Ordering::SeqCst) {
       self.threads.fetch_add(1, Ordering::SeqCst);
-      crate::platform::prepare(self.clone());
+      (self.spawner.prepare)(self.clone());
     }
   }
 
@@ -62,7 +74,7 @@ impl Pool {
       Err(_) => job,
     };
     self.threads.fetch_add(1, Ordering::SeqCst);
-    crate::platform::submit_cold(job, self.clone());
+    (self.spawner.run_cold)(job, self.clone());
   }
 
   /// Stops preparing; idle isolates exit. `on_empty` runs once every pool thread has exited.

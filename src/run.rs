@@ -1,16 +1,15 @@
 //! One run: its shared state, and the isolate thread that executes it.
 
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use deno_core::{JsRuntime, v8};
+use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
-use crate::isolate::PreparedIsolate;
 use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
+use crate::limits::{Limit, Limits};
 
 /// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
 /// answers through `RunShared::answer`; `false` when it could not be sent.
@@ -60,17 +59,6 @@ struct UsageMeter {
 pub struct Report {
   pub settled: Settled,
   pub usage: Usage,
-}
-
-/// A run's budgets, with the failure messages the caller's configuration spells out.
-pub struct Limits {
-  pub compute: Duration,
-  pub wall: Duration,
-  pub heap_bytes: usize,
-  pub max_output_bytes: usize,
-  pub compute_message: String,
-  pub wall_message: String,
-  pub heap_message: String,
 }
 
 struct RunState {
@@ -316,7 +304,7 @@ impl RunShared {
     Report { settled, usage }
   }
 
-  fn bind_clock_to_current_thread(&self) {
+  pub(crate) fn bind_clock_to_current_thread(&self) {
     // SAFETY: `gettid` has no preconditions.
     *crate::lock(&self.thread_id) = Some(unsafe { libc::gettid() });
     let mut id: libc::clockid_t = 0;
@@ -334,7 +322,7 @@ impl RunShared {
   }
 
   /// Stops reading the thread's clock (its id dies with the thread), keeping the final busy time.
-  fn release_clock(&self) {
+  pub(crate) fn release_clock(&self) {
     let busy = self.busy_time().unwrap_or_default();
     self.meter().usage.busy = busy;
     crate::lock(&self.clock).take();
@@ -348,7 +336,7 @@ impl RunShared {
   }
 
   /// Counts CPU time spent for this run on another thread.
-  fn add_helper_time(&self, spent: Duration) {
+  pub(crate) fn add_helper_time(&self, spent: Duration) {
     if let Some(clock) = crate::lock(&self.clock).as_mut() {
       clock.helpers += spent;
     }
@@ -366,7 +354,7 @@ impl RunShared {
   /// One watchdog poll: applies the budgets while the run is running; once it has ended,
   /// repeats the stop, delivers the result if the run's thread has not, and demotes a thread
   /// that stays inside the run. `false` once there is nothing left to watch.
-  pub fn watch(&self) -> bool {
+  fn watch(&self) -> bool {
     if self.left.load(Ordering::SeqCst) {
       return false;
     }
@@ -397,8 +385,13 @@ impl RunShared {
     true
   }
 
+  /// Whether the watchdog demoted this run's thread: it must then serve no other run.
+  pub(crate) fn was_demoted(&self) -> bool {
+    self.demoted.load(Ordering::SeqCst)
+  }
+
   /// The isolate thread is done with the run: no stop may reach its isolate any more.
-  fn leave(&self) {
+  pub(crate) fn leave(&self) {
     self.state().isolate = None;
     self.left.store(true, Ordering::SeqCst);
     if self.demoted.load(Ordering::SeqCst) {
@@ -408,11 +401,21 @@ impl RunShared {
 
   /// Applies the compute and wall budgets.
   fn enforce_budgets(&self) {
-    if self.wall_time() > self.limits.wall {
-      self.finish(Self::failure(FailureKind::Timeout, &self.limits.wall_message));
-    } else if self.busy_time().is_some_and(|busy| busy > self.limits.compute) {
-      self.finish(Self::failure(FailureKind::Timeout, &self.limits.compute_message));
+    if let Some(limit) = self.limits.reached(self.busy_time(), self.wall_time()) {
+      self.stop(limit);
     }
+  }
+
+  /// Ends the run because `limit` was reached, unless it has already ended.
+  pub fn stop(&self, limit: Limit) -> bool {
+    let (kind, message) = self.limits.failure(&limit);
+    self.finish(Ending::Failure(kind, message))
+  }
+}
+
+impl crate::watchdog::Watched for RunShared {
+  fn poll(&self) -> bool {
+    self.watch()
   }
 }
 
@@ -432,93 +435,13 @@ impl Drop for RunShared {
   }
 }
 
-/// A run handed to an isolate thread, and how its result reaches the caller.
-pub struct RunJob {
-  pub shared: Arc<RunShared>,
-  /// TypeScript or JavaScript, as the caller gave it.
-  pub program: String,
-  pub params: Vec<String>,
-  pub namespaces_json: String,
-  pub dispatch: Option<BindingDispatch>,
-}
-
-impl RunJob {
-  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, delivers
-  /// the result, then drops the isolate. `false` when the thread was demoted while it ran, and
-  /// so must not serve another run.
-  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) -> bool {
-    let RunJob {
-      shared,
-      program,
-      params,
-      namespaces_json,
-      dispatch,
-    } = self;
-    shared.bind_clock_to_current_thread();
-    crate::watchdog::watch(shared.clone());
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<JsRuntime, String> {
-      let isolate = isolate?;
-      // Stripped here, not on the caller's thread: a huge program must not block Node's event
-      // loop, and its time counts against the run's budgets.
-      Ok(match crate::strip::strip_program(&program) {
-        Ok(stripped) => {
-          shared.add_helper_time(stripped.helper_cpu);
-          isolate.run(tokio, &shared, &stripped.code, &params, &namespaces_json, dispatch)
-        }
-        Err(message) => {
-          shared.finish(RunShared::failure(FailureKind::Exception, &message));
-          isolate.discard()
-        }
-      })
-    }));
-    let spent = match outcome {
-      Ok(Ok(spent)) => Some(spent),
-      Ok(Err(message)) => {
-        shared.finish(RunShared::failure(FailureKind::WorkerExit, &message));
-        None
-      }
-      Err(_) => {
-        shared.finish(RunShared::failure(
-          FailureKind::WorkerExit,
-          "the isolate thread panicked",
-        ));
-        None
-      }
-    };
-    shared.leave();
-    shared.release_clock();
-    shared.deliver();
-    // Disposing an isolate takes a while: the caller already has its result. Disposal of the
-    // runtime waits for this thread (see `Pool::close`).
-    drop(spent);
-    crate::arena::isolate_disposed();
-    !shared.demoted.load(Ordering::SeqCst)
-  }
-
-  /// The run could not get a thread: it ends as `worker-exit` with why.
-  pub fn abandon(self, why: &str) {
-    self
-      .shared
-      .finish(RunShared::failure(FailureKind::WorkerExit, why));
-    self.shared.leave();
-    self.shared.deliver();
-  }
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
 
+  /// A second of busy time, no wall time at all, and 1000 bytes of output.
   fn limits() -> Limits {
-    Limits {
-      compute: Duration::from_secs(1),
-      wall: Duration::ZERO,
-      heap_bytes: 1 << 20,
-      max_output_bytes: 1000,
-      compute_message: "compute".into(),
-      wall_message: "wall".into(),
-      heap_message: "heap".into(),
-    }
+    Limits::new(1000.0, 0.0, 1.0, 1000.0)
   }
 
   /// A run whose delivered reports land in the returned list.
@@ -567,7 +490,7 @@ mod tests {
     assert_eq!(reports[0].settled.logs, vec!["kept".encode_utf16().collect::<Vec<_>>()]);
     assert_eq!(
       reports[0].settled.error,
-      Some((FailureKind::Timeout, "wall".encode_utf16().collect()))
+      Some((FailureKind::Timeout, "wall-clock ceiling reached (0ms)".encode_utf16().collect()))
     );
     drop(reports);
     // Watched until its thread leaves; then let go.

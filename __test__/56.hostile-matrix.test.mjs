@@ -5,13 +5,17 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { BOUNDARIES, HOSTILE_VALUES, cellProblem, runValue } from './fixtures/hostile-matrix.mjs'
 
+// A run is stopped by busy time but settles in wall time: on two shared cores its thread may get
+// half of one, so the suite allows more than `npm run hostile-matrix` (150 ms on a quiet machine).
+const SLACK_MS = 500
+
 for (const value of Object.keys(HOSTILE_VALUES)) {
   test(`${value}: every boundary settles by the compute budget, and the host ends idle`, async () => {
     const report = await runValue(value, Object.keys(BOUNDARIES), ['compute'])
     assert.deepStrictEqual({ status: report.status, signal: report.signal }, { status: 0, signal: null })
     assert.equal(report.cells.length, Object.keys(BOUNDARIES).length)
     const problems = report.cells
-      .map((cell) => [cell.boundary, cellProblem(cell, 150)])
+      .map((cell) => [cell.boundary, cellProblem(cell, SLACK_MS)])
       .filter(([, problem]) => problem !== null)
     assert.deepStrictEqual(problems, [])
     assert.equal(report.after.liveRuns, 0)

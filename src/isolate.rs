@@ -177,11 +177,17 @@ impl PreparedIsolate {
     if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
       return js;
     }
-    js.op_state().borrow_mut().put(RunContext {
-      shared: shared.clone(),
-      dispatch,
-      intrinsics,
-    });
+    {
+      let op_state = js.op_state();
+      let mut op_state = op_state.borrow_mut();
+      op_state.put(RunContext {
+        shared: shared.clone(),
+        dispatch,
+        intrinsics,
+      });
+      // For stack traces, which must not run program code once the run has ended.
+      op_state.put(shared.clone());
+    }
     shared.record_startup();
     start_program(&mut js, shared, &start, program, params, namespaces_json);
 

@@ -37,7 +37,9 @@ impl RunJob {
       let isolate = isolate?;
       // Stripped here, not on the caller's thread: a huge program must not block Node's event
       // loop, and its time counts against the run's budgets.
-      Ok(match crate::strip::strip_program(&program) {
+      let stripped = crate::strip::strip_program(&program, &|helper| shared.helper_started(helper));
+      shared.helper_ended();
+      Ok(match stripped {
         Ok(stripped) => {
           shared.add_helper_time(stripped.helper_cpu);
           isolate.run(tokio, &shared, &stripped.code, &params, &namespaces_json, dispatch)

@@ -38,9 +38,11 @@ pub struct Limits {
 impl Limits {
   /// Limits from a configuration the JavaScript wrapper has already validated.
   pub fn new(compute_ms: f64, wall_ms: f64, heap_mb: f64, max_output_bytes: f64) -> Self {
+    // Past what a Duration holds (`computeMs: 1e30`), a limit is as good as none.
+    let duration = |ms: f64| Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::MAX);
     Self {
-      compute: Duration::from_secs_f64(compute_ms / 1000.0),
-      wall: Duration::from_secs_f64(wall_ms / 1000.0),
+      compute: duration(compute_ms),
+      wall: duration(wall_ms),
       heap_bytes: heap_bytes(heap_mb),
       max_output_bytes: max_output_bytes as usize,
       compute_ms,
@@ -121,6 +123,13 @@ mod tests {
     assert_eq!(limits.reached(Some(ms(501)), ms(1400)), Some(Limit::Compute));
     assert_eq!(limits.reached(None, ms(1501)), Some(Limit::Wall));
     assert_eq!(limits.reached(Some(ms(2000)), ms(1501)), Some(Limit::Wall));
+  }
+
+  #[test]
+  fn limits_past_what_a_duration_holds_are_as_good_as_none() {
+    let limits = Limits::new(1e30, 1e300, 1.0, 10.0);
+    assert_eq!(limits.compute, Duration::MAX);
+    assert_eq!(limits.reached(Some(Duration::from_secs(1 << 40)), Duration::from_secs(1 << 40)), None);
   }
 
   #[test]

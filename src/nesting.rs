@@ -77,6 +77,10 @@ struct Scanner<'a> {
   /// Whether a `/` here starts a regular expression: after an operator or a word in
   /// `BEFORE_REGEX`, never after anything that could be an operand (a division).
   regex_may_follow: bool,
+  /// A regex scan that met the end of its line before closing: none is tried again before it.
+  no_regex_before: usize,
+  /// Per open level: whether a `<` opened a type argument list in it, where `,` ends no chain.
+  angled: Vec<bool>,
 }
 
 /// An upper bound on the syntax-tree depth of `program`, in units of roughly one tree level.
@@ -91,6 +95,8 @@ pub fn depth_bound(program: &str) -> usize {
     deepest: 0,
     previous: Previous::Operator,
     regex_may_follow: true,
+    no_regex_before: 0,
+    angled: vec![false],
   };
   scanner.scan();
   scanner.deepest
@@ -133,6 +139,7 @@ impl Scanner<'_> {
     self.deepest = self.deepest.max(self.depth);
     self.chains.push(0);
     self.kinds.push(kind);
+    self.angled.push(false);
     self.previous = Previous::Operator;
     self.regex_may_follow = true;
   }
@@ -145,6 +152,7 @@ impl Scanner<'_> {
     self.reset_chain();
     self.chains.pop();
     self.kinds.pop();
+    self.angled.pop();
     self.depth -= 1;
     self.previous = Previous::Operand;
     self.regex_may_follow = false;
@@ -161,7 +169,7 @@ impl Scanner<'_> {
         }
         0x2f if self.peek(1) == Some(0x2f) => self.skip_line_comment(),
         0x2f if self.peek(1) == Some(0x2a) => self.skip_block_comment(),
-        0x2f if self.regex_may_follow && self.skip_regex() => {}
+        0x2f if self.regex_may_follow && self.at >= self.no_regex_before && self.skip_regex() => {}
         0x27 | 0x22 => self.skip_string(unit),
         0x60 => {
           self.at += 1;
@@ -194,15 +202,33 @@ impl Scanner<'_> {
             self.template();
           }
         }
+        0x2c if *self.angled.last().expect("the outermost level stays") => {
+          // A comma between type arguments: `A<x, A<x, …` nests all the same.
+          self.at += 1;
+          self.previous = Previous::Operator;
+          self.regex_may_follow = true;
+        }
         0x2c | 0x3b => {
           self.at += 1;
+          if unit == 0x3b {
+            *self.angled.last_mut().expect("the outermost level stays") = false;
+          }
           self.reset_chain();
           self.previous = Previous::Operator;
           self.regex_may_follow = true;
         }
         _ if is_identifier_unit(unit) => self.word(),
+        0x2b | 0x2d if self.peek(1) == Some(unit) && self.previous == Previous::Operand => {
+          // A postfix `++` or `--`: an operand still, so a `/` after it divides.
+          self.at += 2;
+          self.add(2);
+          self.regex_may_follow = false;
+        }
         _ => {
           // An operator or punctuator character: each may add a level (`===` counts three).
+          if unit == 0x3c {
+            *self.angled.last_mut().expect("the outermost level stays") = true;
+          }
           self.at += 1;
           self.add(1);
           self.previous = Previous::Operator;
@@ -226,6 +252,8 @@ impl Scanner<'_> {
     {
       ahead += 1;
     }
+    // Decided once for the whole run of blank lines (scanning it again per line was quadratic).
+    self.at = ahead;
     let starts_word = self
       .text
       .get(ahead)
@@ -270,6 +298,8 @@ impl Scanner<'_> {
     while let Some(unit) = self.peek(0) {
       self.at += 1;
       match unit {
+        // A line continuation may be CR LF: one escape, two units.
+        0x5c if self.peek(0) == Some(0x0d) && self.peek(1) == Some(0x0a) => self.at += 2,
         0x5c => self.at += 1,
         _ if unit == quote || is_line_break(unit) => break,
         _ => {}
@@ -330,7 +360,10 @@ impl Scanner<'_> {
     while let Some(&unit) = self.text.get(index) {
       index += 1;
       match unit {
-        _ if is_line_break(unit) => return false,
+        _ if is_line_break(unit) => {
+          self.no_regex_before = index;
+          return false;
+        }
         0x5c => index += 1,
         0x5b => in_class = true,
         0x5d => in_class = false,
@@ -392,6 +425,9 @@ mod tests {
       format!("return f{}", "\n`t`".repeat(n)),
       format!("return x{}", "\nas T".repeat(n)),
       format!("let await = 2\nreturn await / {}1{}/ 2", "(".repeat(n), ")".repeat(n)),
+      format!("return a++ / {}1{} / 2", "(".repeat(n), ")".repeat(n)),
+      format!("type T = {}", "A<x, ".repeat(n)),
+      format!("{}x = '\\\r\n{}'\n", "{".repeat(n), "}".repeat(n)),
       format!("{}x", "if (a)\n".repeat(n)),
       format!("if (a) {{}}{}", "\nelse if (a) {}".repeat(n)),
       format!("return {}x", "new ".repeat(n)),

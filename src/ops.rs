@@ -68,11 +68,32 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
   run.shared.finish(ending);
 }
 
-/// The program threw, or an error escaped a timer or a rejection. Rendered here, not in the
-/// world's JavaScript: the world passes this op to V8 as the program's rejection handler, so no
-/// frame of ours sits below a program's `Error.prepareStackTrace` while it runs.
+/// The program threw: the world passes this op to V8 as the program promise's rejection reaction,
+/// so no frame of ours sits below a program's `Error.prepareStackTrace` while it runs.
 #[op2(nofast, reentrant)]
 pub fn op_dsh_settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8::Value>) {
+  settle_thrown(scope, thrown);
+}
+
+/// An error escaped a timer, a microtask or an unhandled rejection: it is rendered in a microtask
+/// of its own, queued by V8, which runs with no frame of ours (or deno_core's) below it.
+#[op2(nofast)]
+pub fn op_dsh_settle_thrown_later<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8::Value>) {
+  if let Some(task) = v8::Function::builder(settle_thrown_task).data(thrown).build(scope) {
+    scope.enqueue_microtask(task);
+  }
+}
+
+fn settle_thrown_task<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  args: v8::FunctionCallbackArguments<'s>,
+  _rv: v8::ReturnValue,
+) {
+  settle_thrown(scope, args.data());
+}
+
+/// Renders `thrown` (its stack, message or `String()`) and ends the run with it as `exception`.
+fn settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8::Value>) {
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
@@ -88,6 +109,13 @@ pub fn op_dsh_settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Lo
     Ending::Failure(FailureKind::Exception, read_utf16(scope, text))
   };
   run.shared.finish(ending);
+}
+
+/// Whether `value` is a proxy: the array built-ins keep V8's own code only for real arrays, whose
+/// `length` a trap cannot change between our read and V8's.
+#[op2(fast)]
+pub fn op_dsh_is_proxy(value: v8::Local<v8::Value>) -> bool {
+  value.is_proxy()
 }
 
 /// `process.exit(code)`.
@@ -170,8 +198,10 @@ deno_core::extension!(
     op_dsh_args_json,
     op_dsh_settle_value,
     op_dsh_settle_thrown,
+    op_dsh_settle_thrown_later,
     op_dsh_exit,
     op_dsh_binding_call,
+    op_dsh_is_proxy,
   ],
   middleware = |op| match op.name {
     // `op_print` writes to Node's own stdout; `op_panic` would abort the host.

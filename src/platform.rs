@@ -29,8 +29,9 @@ pub const V8_FLAGS: &str =
   "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-memory-pool-share-memory-on-teardown";
 
 /// Stack of each isolate thread: V8's own limit (984 KiB) ends deep recursion with a
-/// `RangeError` well before the thread's native stack runs out.
-const ISOLATE_THREAD_STACK_BYTES: usize = 8 << 20;
+/// `RangeError` well before the thread's native stack runs out; the rest (only the pages used are
+/// committed) lets swc strip short programs here, whatever they nest (see `strip`).
+const ISOLATE_THREAD_STACK_BYTES: usize = 64 << 20;
 
 /// What the host thread starts a thread for.
 enum HostTask {

@@ -114,36 +114,59 @@ impl Pool {
   /// pool closes.
   pub fn serve(self: Arc<Self>) {
     let live = LiveThread::enter();
+    let mut demoted = false;
     while let Ok(tokio) = event_loop() {
       let _entered = tokio.enter();
-      if !self.serve_one(&tokio) {
-        break;
+      match self.serve_one(&tokio) {
+        Served::Again => {}
+        Served::Demoted => {
+          demoted = true;
+          break;
+        }
+        Served::Done => break,
       }
     }
     drop(live);
-    // A thread demoted by the watchdog leaves the pool: another takes its place.
-    self.prepare_one();
+    if demoted {
+      // The watchdog lowered this thread's priority for good: another takes its place.
+      self.prepare_one();
+    }
     self.thread_exited();
   }
 
-  /// Prepares one isolate and serves one run with it; `false` once the pool is closed.
-  fn serve_one(&self, tokio: &tokio::runtime::Runtime) -> bool {
+  /// Prepares one isolate and serves one run with it.
+  fn serve_one(&self, tokio: &tokio::runtime::Runtime) -> Served {
     let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else {
-      return false;
+      return Served::Done;
     };
     let (job_tx, job_rx) = bounded::<RunJob>(1);
     if self.closed.load(Ordering::SeqCst) || self.ready_tx.send(job_tx).is_err() {
-      return false;
+      return Served::Done;
     }
     loop {
       match job_rx.recv_timeout(IDLE_CHECK) {
         Ok(job) => {
-          let may_serve_again = job.execute(tokio, Ok(isolate));
-          return may_serve_again && !self.closed.load(Ordering::SeqCst);
+          return if !job.execute(tokio, Ok(isolate)) {
+            Served::Demoted
+          } else if self.closed.load(Ordering::SeqCst) {
+            Served::Done
+          } else {
+            Served::Again
+          };
         }
         Err(crossbeam_channel::RecvTimeoutError::Timeout) if !self.closed.load(Ordering::SeqCst) => {}
-        Err(_) => return false,
+        Err(_) => return Served::Done,
       }
     }
   }
+}
+
+/// How a pool thread's turn ended.
+enum Served {
+  /// It may prepare the next isolate.
+  Again,
+  /// The watchdog demoted it while it ran: it leaves the pool.
+  Demoted,
+  /// The pool closed, or no isolate could be prepared.
+  Done,
 }

@@ -88,8 +88,10 @@ impl Phase {
 struct CpuClock {
   id: libc::clockid_t,
   baseline: Duration,
-  /// CPU time the run spent on helper threads (deep stripping).
+  /// CPU time the run spent on helper threads that have finished (stripping).
   helpers: Duration,
+  /// A helper thread still at work: its CPU time counts as it goes.
+  helper: Option<crate::strip::HelperThread>,
 }
 
 fn read_clock(id: libc::clockid_t) -> Option<Duration> {
@@ -317,6 +319,7 @@ impl RunShared {
         id,
         baseline,
         helpers: Duration::ZERO,
+        helper: None,
       });
     }
   }
@@ -332,7 +335,25 @@ impl RunShared {
   pub fn busy_time(&self) -> Option<Duration> {
     let clock = crate::lock(&self.clock);
     let clock = clock.as_ref()?;
-    read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline) + clock.helpers)
+    let helper = clock
+      .helper
+      .and_then(|helper| read_clock(helper.clock))
+      .unwrap_or_default();
+    read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline) + clock.helpers + helper)
+  }
+
+  /// A helper thread started working for this run.
+  pub(crate) fn helper_started(&self, helper: crate::strip::HelperThread) {
+    if let Some(clock) = crate::lock(&self.clock).as_mut() {
+      clock.helper = Some(helper);
+    }
+  }
+
+  /// The helper thread has finished (its whole time is then added by `add_helper_time`).
+  pub(crate) fn helper_ended(&self) {
+    if let Some(clock) = crate::lock(&self.clock).as_mut() {
+      clock.helper = None;
+    }
   }
 
   /// Counts CPU time spent for this run on another thread.
@@ -375,11 +396,20 @@ impl RunShared {
     if overdue >= DELIVERY_GRACE {
       self.deliver();
     }
-    if overdue >= RUNAWAY_AFTER && !self.demoted.swap(true, Ordering::SeqCst) {
-      RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
-      RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);
-      if let Some(thread) = *crate::lock(&self.thread_id) {
-        demote(thread);
+    if overdue >= RUNAWAY_AFTER {
+      // Under the thread lock, which `leave` takes too: a thread that has left is never demoted,
+      // and one demoted is counted back exactly once.
+      let thread = crate::lock(&self.thread_id);
+      if !self.left.load(Ordering::SeqCst) && !self.demoted.swap(true, Ordering::SeqCst) {
+        RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
+        RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);
+        if let Some(thread) = *thread {
+          demote(thread);
+        }
+        // A helper still stripping for the run goes down with it.
+        if let Some(helper) = crate::lock(&self.clock).as_ref().and_then(|clock| clock.helper) {
+          demote(helper.id);
+        }
       }
     }
     true
@@ -393,6 +423,7 @@ impl RunShared {
   /// The isolate thread is done with the run: no stop may reach its isolate any more.
   pub(crate) fn leave(&self) {
     self.state().isolate = None;
+    let _thread = crate::lock(&self.thread_id);
     self.left.store(true, Ordering::SeqCst);
     if self.demoted.load(Ordering::SeqCst) {
       RUNAWAYS_NOW.fetch_sub(1, Ordering::SeqCst);

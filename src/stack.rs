@@ -1,9 +1,12 @@
 //! Stack traces that show only the program's own frames, at its own lines and columns, and the
 //! text of what a program throws. Text stays UTF-16 throughout, so lone surrogates survive.
 
-use deno_core::v8;
+use std::sync::Arc;
+
+use deno_core::{JsRuntime, v8};
 
 use crate::lossless::read_utf16;
+use crate::run::RunShared;
 
 /// Scripts of ours (and deno_core's) carry `ext:` names; the program's script has none.
 const INTERNAL_SCRIPT_PREFIX: &str = "ext:";
@@ -103,7 +106,8 @@ fn string_of<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Valu
   v8::String::new_from_two_byte(scope, &text, v8::NewStringType::Normal)
 }
 
-/// Whether `prototype` is on `object`'s prototype chain (a proxy's trap may run and throw).
+/// Whether `prototype` is on `object`'s prototype chain, as V8 stores it (a proxy's
+/// `getPrototypeOf` trap is not called: a proxy of an error renders through `String()`).
 fn inherits<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   object: v8::Local<'s, v8::Object>,
@@ -121,6 +125,15 @@ fn inherits<'s>(
   }
 }
 
+/// Whether this isolate's run has ended (false before it has one).
+fn run_has_ended(scope: &mut v8::PinScope<'_, '_>) -> bool {
+  let state = JsRuntime::op_state_from(scope);
+  let state = state.borrow();
+  state
+    .try_borrow::<Arc<RunShared>>()
+    .is_some_and(|run| run.is_finished())
+}
+
 /// V8's prepare-stack-trace hook: drops our frames, then defers to a program's own
 /// `Error.prepareStackTrace` or writes V8's usual format.
 pub fn prepare_stack_trace<'s>(
@@ -128,6 +141,11 @@ pub fn prepare_stack_trace<'s>(
   error: v8::Local<'s, v8::Value>,
   sites: v8::Local<'s, v8::Array>,
 ) -> v8::Local<'s, v8::Value> {
+  if run_has_ended(scope) {
+    // Nobody reads this stack, and building it could call the program's getters or its
+    // `Error.prepareStackTrace` (deno_core builds an error after a termination).
+    return v8::String::empty(scope).into();
+  }
   v8::tc_scope!(let scope, scope);
   let mut kept = Vec::new();
   for index in 0..sites.length() {

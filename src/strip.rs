@@ -23,18 +23,22 @@ impl Emitter for Diagnostics {
   }
 }
 
-/// Programs whose syntax tree may nest deeper than this are refused before parsing (see
-/// `nesting`): V8's own parser gives up far earlier (about 2 500 nested parentheses), so only
-/// very long operator chains that V8 would accept are refused.
-pub const MAX_NESTING: usize = 10_000;
+/// The most stack swc can need per byte of program: nesting costs it up to about 3.2 KiB a level
+/// (measured: nested parentheses), and a level can take a single byte (an unclosed `(`, a `!`).
+/// Twice that, so that a stack this size per byte holds any program of that length.
+const STACK_PER_BYTE: usize = 8 << 10;
 
-/// Up to this bound, stripping runs on the calling thread: swc needs at most about 3 KiB of
-/// stack per level (nested parentheses), and isolate threads have 8 MiB.
-const NESTING_ON_CALLING_THREAD: usize = 500;
+/// Stack an isolate thread leaves to swc (see `platform`'s isolate stack): programs up to 7 KiB
+/// strip where they run.
+const CALLING_THREAD_STACK: usize = 56 << 20;
 
-/// The stack of the thread that strips deeper programs: 25 KiB per level at `MAX_NESTING`.
-/// Only the pages a parse touches are ever committed, and they go with the thread.
-const DEEP_STRIP_STACK_BYTES: usize = 256 << 20;
+/// The largest stack a stripping thread gets. Only the pages a parse touches are ever committed,
+/// and they go with the thread; up to 512 KiB of program, it holds any nesting at all.
+const MAX_STRIP_STACK: usize = 4 << 30;
+
+/// Programs longer than the largest stack holds by their length alone are bounded by reading
+/// them (see `nesting`), and refused past this many levels: 42 KiB of stack each.
+pub const MAX_NESTING: usize = 100_000;
 
 /// A stripped program, and the CPU time stripping spent on a thread other than the caller's.
 pub struct Stripped {
@@ -42,32 +46,56 @@ pub struct Stripped {
   pub helper_cpu: Duration,
 }
 
-/// Erases the types of `program` where the stack is deep enough for it, or refuses a program that
-/// nests too deep for any stack we would give it.
-pub fn strip_program(program: &str) -> Result<Stripped, String> {
-  let depth = crate::nesting::depth_bound(program);
-  if depth > MAX_NESTING {
-    return Err(format!(
-      "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
-    ));
-  }
-  if depth <= NESTING_ON_CALLING_THREAD {
+/// Erases the types of `program` on a stack deep enough for any program of its length (on a
+/// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
+/// Past 7 KiB, a program whose nesting `nesting` bounds above `MAX_NESTING` levels is refused: on
+/// a stack sized by length alone, swc's parse of some shapes that deep takes minutes.
+pub fn strip_program(program: &str, started: &(dyn Fn(HelperThread) + Sync)) -> Result<Stripped, String> {
+  let stack = program.len().saturating_mul(STACK_PER_BYTE);
+  if stack <= CALLING_THREAD_STACK {
     return strip_types(program).map(|code| Stripped {
       code,
       helper_cpu: Duration::ZERO,
     });
   }
+  if crate::nesting::depth_bound(program) > MAX_NESTING {
+    return Err(format!(
+      "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
+    ));
+  }
   std::thread::scope(|scope| {
     let stripping = std::thread::Builder::new()
       .name("dsh-strip".into())
-      .stack_size(DEEP_STRIP_STACK_BYTES)
-      .spawn_scoped(scope, || (strip_types(program), thread_cpu_time()))
+      .stack_size(stack.min(MAX_STRIP_STACK) + (1 << 20))
+      .spawn_scoped(scope, || {
+        started(HelperThread::current());
+        (strip_types(program), thread_cpu_time())
+      })
       .map_err(|error| format!("could not start a thread to strip the program: {error}"))?;
     let (stripped, helper_cpu) = stripping
       .join()
       .map_err(|_| "TypeScript stripping failed".to_owned())?;
     stripped.map(|code| Stripped { code, helper_cpu })
   })
+}
+
+/// A thread stripping for a run: its CPU clock and kernel id.
+#[derive(Clone, Copy, Debug)]
+pub struct HelperThread {
+  pub clock: libc::clockid_t,
+  pub id: libc::pid_t,
+}
+
+impl HelperThread {
+  fn current() -> Self {
+    let mut clock: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
+    // SAFETY: `pthread_self` is this thread, `clock` a valid out-pointer; `gettid` has no
+    // preconditions.
+    unsafe {
+      libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock);
+      Self { clock, id: libc::gettid() }
+    }
+  }
 }
 
 /// CPU time the calling thread has used.
@@ -173,58 +201,50 @@ mod tests {
 
 #[cfg(test)]
 mod depth {
-  use super::{MAX_NESTING, NESTING_ON_CALLING_THREAD, strip_program};
+  use super::{MAX_NESTING, strip_program};
 
-  #[test]
-  fn deep_programs_strip_on_a_thread_with_room_and_count_its_time() {
-    let program = format!("return {}1{}", "(".repeat(2_000), ")".repeat(2_000));
-    let stripped = strip_program(&program).unwrap();
-    assert_eq!(stripped.code, program);
-    assert!(!stripped.helper_cpu.is_zero());
+  /// Deep shapes, each well past what an 8 MiB stack holds, and short enough to be held by
+  /// their length alone.
+  fn deep_shapes(n: usize) -> Vec<String> {
+    vec![
+      format!("return {}1{}", "(".repeat(n), ")".repeat(n)),
+      format!("return {}1", "(".repeat(n)),
+      format!("{}{}", "{".repeat(n), "}".repeat(n)),
+      format!("return {}x", "!".repeat(n)),
+      format!("return 1{}", "+1".repeat(n)),
+      format!("return a{}", ".b".repeat(n)),
+      format!("return {}1", "x => ".repeat(n)),
+      format!("return {}x{}", "`${".repeat(n), "}`".repeat(n)),
+      format!("type T = {}", "A<x, ".repeat(n)),
+      format!("{}x", "if (a)\n".repeat(n)),
+      format!("return a++ / {}1{} / 2", "(".repeat(n), ")".repeat(n)),
+    ]
   }
 
   #[test]
-  fn programs_past_the_bound_are_refused_before_parsing() {
+  fn deep_programs_strip_on_a_stack_their_length_calls_for() {
+    for shape in deep_shapes(20_000) {
+      // A stack overflow would abort this test process instead of failing it.
+      let outcome = strip_program(&shape, &|_| {});
+      if let Ok(stripped) = outcome {
+        assert_eq!(stripped.code.encode_utf16().count(), shape.encode_utf16().count());
+        assert!(!stripped.helper_cpu.is_zero(), "{}", &shape[..20]);
+      }
+    }
+  }
+
+  #[test]
+  fn programs_too_long_for_any_stack_are_bounded_by_reading_them() {
     let program = format!("return {}1{}", "(".repeat(1_000_000), ")".repeat(1_000_000));
     assert_eq!(
-      strip_program(&program).err(),
+      strip_program(&program, &|_| {}).err(),
       Some(format!(
         "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
       ))
     );
-  }
-
-  #[test]
-  fn every_shape_at_the_bound_strips_without_exhausting_the_stack() {
-    let n = MAX_NESTING;
-    let shapes = [
-      format!("return {}1{}", "(".repeat(n / 2), ")".repeat(n / 2)),
-      format!("{}{}", "{".repeat(n), "}".repeat(n)),
-      format!("return {}1{}", "[".repeat(n / 2), "]".repeat(n / 2)),
-      format!("return {}x{}", "`${".repeat(n / 3), "}`".repeat(n / 3)),
-      format!("return {}x", "!".repeat(n)),
-      format!("return {}1", "x => ".repeat(n / 3)),
-      format!("return {}1", "a ? 1 : ".repeat(n / 5)),
-      format!("type T = {}1{}", "A<".repeat(n / 2), ">".repeat(n / 2)),
-      format!("return a{}", ".b".repeat(n)),
-      format!("return 1{}", "+1".repeat(n)),
-      format!("return f{}", "()".repeat(n / 2)),
-      format!("{}x", "if (a)\n".repeat(n / 4)),
-    ];
-    for shape in shapes {
-      let depth = crate::nesting::depth_bound(&shape);
-      // Deep enough to need the deep thread; a stack overflow would abort this test process.
-      assert!(depth > NESTING_ON_CALLING_THREAD, "{} bounds {depth}", &shape[..20]);
-      match strip_program(&shape) {
-        Ok(stripped) => {
-          assert!(depth <= MAX_NESTING);
-          assert_eq!(stripped.code.encode_utf16().count(), shape.encode_utf16().count());
-        }
-        Err(message) => {
-          assert!(depth > MAX_NESTING, "{}: {message}", &shape[..20]);
-        }
-      }
-    }
+    // Long and flat: stripped.
+    let flat = "const x: number = 1;\n".repeat(50_000);
+    assert_eq!(strip_program(&flat, &|_| {}).unwrap().code.len(), flat.len());
   }
 }
 

@@ -9,11 +9,12 @@ const {
   op_dsh_binding_call,
   op_dsh_settle_value,
   op_dsh_settle_thrown,
+  op_dsh_settle_thrown_later,
   op_dsh_exit,
+  op_dsh_is_proxy,
 } = core.ops;
 const { createTimer, cancelTimer } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
-const FunctionPrototypeBind = Function.prototype.bind;
 
 const ErrorCtor = Error;
 const TypeErrorCtor = TypeError;
@@ -27,7 +28,6 @@ const ObjectCreate = Object.create;
 const ObjectDefineProperty = Object.defineProperty;
 const PromiseCtor = Promise;
 const PromisePrototypeThen = Promise.prototype.then;
-const PromiseResolve = Promise.resolve;
 const ReflectApply = Reflect.apply;
 const StringCtor = String;
 const StringPrototypeSlice = String.prototype.slice;
@@ -39,16 +39,11 @@ function rejected(error) {
   return new PromiseCtor((_, reject) => reject(error));
 }
 
-// An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run. The op
-// renders it as a promise reaction of its own, bound to the error, which V8 calls with no frame
-// below: a program's `Error.prepareStackTrace` sees none of ours.
-function settleThrownLater(error) {
-  const settle = ReflectApply(FunctionPrototypeBind, op_dsh_settle_thrown, [undefined, error]);
-  ReflectApply(PromisePrototypeThen, ReflectApply(PromiseResolve, PromiseCtor, []), [settle]);
-}
-core.setReportExceptionCallback(settleThrownLater);
+// An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run (the op
+// renders it in a microtask of its own).
+core.setReportExceptionCallback(op_dsh_settle_thrown_later);
 core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
-  settleThrownLater(reason);
+  op_dsh_settle_thrown_later(reason);
   return true;
 });
 
@@ -106,7 +101,7 @@ function schedule(callback, delay, args, repeat) {
     try {
       ReflectApply(callback, undefined, args);
     } catch (error) {
-      settleThrownLater(error);
+      op_dsh_settle_thrown_later(error);
     }
   };
   ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
@@ -136,7 +131,7 @@ const world = {
       try {
         callback();
       } catch (error) {
-        settleThrownLater(error);
+        op_dsh_settle_thrown_later(error);
       }
     });
   },

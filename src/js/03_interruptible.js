@@ -63,7 +63,7 @@ function defineElement(target, key, value) {
 function speciesCreate(original, length) {
   if (!ArrayIsArray(original)) return new ArrayCtor(length);
   let C = original.constructor;
-  if (C !== null && typeof C === 'object') {
+  if (C !== null && (typeof C === 'object' || typeof C === 'function')) {
     C = C[SymbolSpecies];
     if (C === null) C = undefined;
   }
@@ -125,6 +125,7 @@ const generic = {
     const search = args[0];
     const fromIndex = args[1];
     const length = toLength(o.length);
+    if (length === 0) return false;
     for (let k = clampIndex(fromIndex, length, 0); k < length; k++) {
       const element = o[k];
       if (element === search || (element !== element && search !== search)) return true;
@@ -248,8 +249,9 @@ const generic = {
     const start = args[1];
     const end = args[2];
     const length = toLength(o.length);
+    const first = clampIndex(start, length, 0);
     const last = clampIndex(end, length, length);
-    for (let k = clampIndex(start, length, 0); k < last; k++) o[k] = value;
+    for (let k = first; k < last; k++) o[k] = value;
     return o;
   },
   copyWithin(o, args) {
@@ -374,7 +376,9 @@ for (const name in generic) {
   const slow = generic[name];
   const guarded = {
     [name]() {
-      if (ArrayIsArray(this) && this.length <= FAST_LENGTH_LIMIT) return ReflectApplyForGuards(native, this, arguments);
+      if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= FAST_LENGTH_LIMIT) {
+        return ReflectApplyForGuards(native, this, arguments);
+      }
       if (this === null || this === undefined) {
         throw new TypeErrorCtorForGuards(`Array.prototype.${name} called on null or undefined`);
       }
@@ -392,7 +396,6 @@ for (const name in generic) {
 const LONG_PATTERN = 256;
 const StringPrototypeLastIndexOfForGuards = String.prototype.lastIndexOf;
 const StringPrototypeIndexOfForGuards = String.prototype.indexOf;
-const NumberCtorForGuards = Number;
 ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
   __proto__: null,
   value: {
@@ -402,7 +405,7 @@ ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
       }
       const text = toStringStrict(this);
       const pattern = toStringStrict(searchString);
-      const position = arguments.length > 1 ? NumberCtorForGuards(arguments[1]) : NaN;
+      const position = arguments.length > 1 ? +arguments[1] : NaN;
       if (pattern.length <= LONG_PATTERN) return ReflectApplyForGuards(StringPrototypeLastIndexOfForGuards, text, [pattern, position]);
       const last = position !== position ? text.length : MathMin(MathMax(MathTrunc(position), 0), text.length);
       let found = -1;

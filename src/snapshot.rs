@@ -11,8 +11,13 @@ use crate::ops::dsh_program;
 
 /// Builds the world in a snapshotting runtime and returns the snapshot's bytes.
 pub fn create() -> Box<[u8]> {
-  // Compile every function of the world now, so isolates start with its code ready.
-  v8::V8::set_flags_from_string(&format!("{} --no-lazy", crate::platform::V8_FLAGS));
+  // Compile every function of the world now, so isolates start with its code ready. Without a
+  // fixed GC schedule (V8 otherwise times its collections), the random numbers V8 draws for
+  // symbol hashes came in a different order in about one run in five: different bytes.
+  v8::V8::set_flags_from_string(&format!(
+    "{} --no-lazy --predictable-gc-schedule",
+    crate::platform::V8_FLAGS
+  ));
   let tokio = crate::isolate::event_loop().expect("a tokio runtime");
   let _entered = tokio.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {

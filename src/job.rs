@@ -2,6 +2,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 
 use deno_core::JsRuntime;
 
@@ -38,10 +39,9 @@ impl RunJob {
       // Stripped here, not on the caller's thread: a huge program must not block Node's event
       // loop, and its time counts against the run's budgets.
       let stripped = crate::strip::strip_program(&program, &|helper| shared.helper_started(helper));
-      shared.helper_ended();
+      shared.helper_ended(stripped.as_ref().map_or(Duration::ZERO, |stripped| stripped.helper_cpu));
       Ok(match stripped {
         Ok(stripped) => {
-          shared.add_helper_time(stripped.helper_cpu);
           isolate.run(tokio, &shared, &stripped.code, &params, &namespaces_json, dispatch)
         }
         Err(message) => {

@@ -26,6 +26,7 @@ mod pool;
 mod run;
 pub mod snapshot;
 mod stack;
+mod thread_clock;
 pub mod strip;
 mod watchdog;
 

@@ -10,6 +10,7 @@ use tokio::sync::{Notify, oneshot};
 
 use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use crate::limits::{Limit, Limits};
+use crate::thread_clock::ThreadClock;
 
 /// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
 /// answers through `RunShared::answer`; `false` when it could not be sent.
@@ -86,22 +87,12 @@ impl Phase {
 
 /// The CPU clock of the isolate thread, valid only while that thread lives.
 struct CpuClock {
-  id: libc::clockid_t,
+  thread: ThreadClock,
   baseline: Duration,
   /// CPU time the run spent on helper threads that have finished (stripping).
   helpers: Duration,
   /// A helper thread still at work: its CPU time counts as it goes.
-  helper: Option<crate::strip::HelperThread>,
-}
-
-fn read_clock(id: libc::clockid_t) -> Option<Duration> {
-  let mut now = libc::timespec {
-    tv_sec: 0,
-    tv_nsec: 0,
-  };
-  // SAFETY: `now` is a valid out-pointer; a stale id only makes the call fail.
-  let status = unsafe { libc::clock_gettime(id, &mut now) };
-  (status == 0).then(|| Duration::new(now.tv_sec as u64, now.tv_nsec as u32))
+  helper: Option<ThreadClock>,
 }
 
 static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -307,16 +298,13 @@ impl RunShared {
   }
 
   pub(crate) fn bind_clock_to_current_thread(&self) {
-    // SAFETY: `gettid` has no preconditions.
-    *crate::lock(&self.thread_id) = Some(unsafe { libc::gettid() });
-    let mut id: libc::clockid_t = 0;
-    // SAFETY: `pthread_self` is the calling thread, `id` a valid out-pointer.
-    let status = unsafe { libc::pthread_getcpuclockid(libc::pthread_self(), &mut id) };
-    if status == 0
-      && let Some(baseline) = read_clock(id)
-    {
+    let Some(thread) = ThreadClock::current() else {
+      return;
+    };
+    *crate::lock(&self.thread_id) = Some(thread.id);
+    if let Some(baseline) = thread.read() {
       *crate::lock(&self.clock) = Some(CpuClock {
-        id,
+        thread,
         baseline,
         helpers: Duration::ZERO,
         helper: None,
@@ -335,30 +323,22 @@ impl RunShared {
   pub fn busy_time(&self) -> Option<Duration> {
     let clock = crate::lock(&self.clock);
     let clock = clock.as_ref()?;
-    let helper = clock
-      .helper
-      .and_then(|helper| read_clock(helper.clock))
-      .unwrap_or_default();
-    read_clock(clock.id).map(|now| now.saturating_sub(clock.baseline) + clock.helpers + helper)
+    let helper = clock.helper.and_then(|helper| helper.read()).unwrap_or_default();
+    let own = clock.thread.read()?;
+    Some(own.saturating_sub(clock.baseline) + clock.helpers + helper)
   }
 
   /// A helper thread started working for this run.
-  pub(crate) fn helper_started(&self, helper: crate::strip::HelperThread) {
+  pub(crate) fn helper_started(&self, helper: ThreadClock) {
     if let Some(clock) = crate::lock(&self.clock).as_mut() {
       clock.helper = Some(helper);
     }
   }
 
-  /// The helper thread has finished (its whole time is then added by `add_helper_time`).
-  pub(crate) fn helper_ended(&self) {
+  /// The helper thread, if any, has finished, having spent `spent`: from now on that counts.
+  pub(crate) fn helper_ended(&self, spent: Duration) {
     if let Some(clock) = crate::lock(&self.clock).as_mut() {
       clock.helper = None;
-    }
-  }
-
-  /// Counts CPU time spent for this run on another thread.
-  pub(crate) fn add_helper_time(&self, spent: Duration) {
-    if let Some(clock) = crate::lock(&self.clock).as_mut() {
       clock.helpers += spent;
     }
   }

@@ -7,6 +7,8 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
+use crate::thread_clock::ThreadClock;
+
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
 const PREFIX: &str = "async function __dsh_program__() {\n";
 const SUFFIX: &str = "\n}";
@@ -50,7 +52,7 @@ pub struct Stripped {
 /// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
 /// Past 7 KiB, a program whose nesting `nesting` bounds above `MAX_NESTING` levels is refused: on
 /// a stack sized by length alone, swc's parse of some shapes that deep takes minutes.
-pub fn strip_program(program: &str, started: &(dyn Fn(HelperThread) + Sync)) -> Result<Stripped, String> {
+pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> Result<Stripped, String> {
   let stack = program.len().saturating_mul(STACK_PER_BYTE);
   if stack <= CALLING_THREAD_STACK {
     return strip_types(program).map(|code| Stripped {
@@ -68,8 +70,12 @@ pub fn strip_program(program: &str, started: &(dyn Fn(HelperThread) + Sync)) -> 
       .name("dsh-strip".into())
       .stack_size(stack.min(MAX_STRIP_STACK) + (1 << 20))
       .spawn_scoped(scope, || {
-        started(HelperThread::current());
-        (strip_types(program), thread_cpu_time())
+        let clock = ThreadClock::current();
+        if let Some(clock) = clock {
+          started(clock);
+        }
+        let stripped = strip_types(program);
+        (stripped, clock.and_then(|clock| clock.read()).unwrap_or_default())
       })
       .map_err(|error| format!("could not start a thread to strip the program: {error}"))?;
     let (stripped, helper_cpu) = stripping
@@ -77,40 +83,6 @@ pub fn strip_program(program: &str, started: &(dyn Fn(HelperThread) + Sync)) -> 
       .map_err(|_| "TypeScript stripping failed".to_owned())?;
     stripped.map(|code| Stripped { code, helper_cpu })
   })
-}
-
-/// A thread stripping for a run: its CPU clock and kernel id.
-#[derive(Clone, Copy, Debug)]
-pub struct HelperThread {
-  pub clock: libc::clockid_t,
-  pub id: libc::pid_t,
-}
-
-impl HelperThread {
-  fn current() -> Self {
-    let mut clock: libc::clockid_t = libc::CLOCK_THREAD_CPUTIME_ID;
-    // SAFETY: `pthread_self` is this thread, `clock` a valid out-pointer; `gettid` has no
-    // preconditions.
-    unsafe {
-      libc::pthread_getcpuclockid(libc::pthread_self(), &mut clock);
-      Self { clock, id: libc::gettid() }
-    }
-  }
-}
-
-/// CPU time the calling thread has used.
-fn thread_cpu_time() -> Duration {
-  let mut now = libc::timespec {
-    tv_sec: 0,
-    tv_nsec: 0,
-  };
-  // SAFETY: `now` is a valid out-pointer.
-  let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-  if status == 0 {
-    Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
-  } else {
-    Duration::ZERO
-  }
 }
 
 /// Erases the types of `program`, keeping every line and column where it was.

@@ -7,8 +7,8 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
-use crate::ledger::{Ending, FailureKind, Ledger, Settled};
 use crate::job::RunJob;
+use crate::ledger::{Ending, FailureKind, Ledger, Settled};
 use crate::limits::{Limit, Limits, heap_bytes};
 use crate::run::{BindingDispatch, Report, RunShared, Usage};
 
@@ -92,7 +92,11 @@ type DispatchFn = ThreadsafeFunction<CallArgs, (), CallArgs, Status, false>;
 
 /// Settles a run that ends before any isolate exists (a pre-aborted signal), through the ledger.
 #[napi]
-pub fn settle_without_run(max_output_bytes: f64, kind: String, message: Utf16String) -> Result<NativeSettled> {
+pub fn settle_without_run(
+  max_output_bytes: f64,
+  kind: String,
+  message: Utf16String,
+) -> Result<NativeSettled> {
   let kind = match kind.as_str() {
     "abort" => FailureKind::Abort,
     "exception" => FailureKind::Exception,

@@ -10,9 +10,9 @@ use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::buffers::{BufferBudget, counting_allocator};
 use crate::ledger::{Ending, FailureKind, Text};
+use crate::limits::Limit;
 use crate::lossless::{Intrinsics, read_utf16};
 use crate::ops::{RunContext, dsh_program};
-use crate::limits::Limit;
 use crate::run::{BindingDispatch, RunShared};
 
 /// The bootstrap that builds the program's world; it evaluates to its `start` function.

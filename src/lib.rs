@@ -17,17 +17,17 @@ mod job;
 pub mod json_text;
 pub mod ledger;
 pub mod limits;
-mod nesting;
 mod lossless;
 mod modules;
+mod nesting;
 mod ops;
 pub(crate) mod platform;
 mod pool;
 mod run;
 pub mod snapshot;
 mod stack;
-mod thread_clock;
 pub mod strip;
+mod thread_clock;
 mod watchdog;
 
 /// Locks `mutex` even if a thread panicked while holding it: every lock here guards state that

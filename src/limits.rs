@@ -129,7 +129,10 @@ mod tests {
   fn limits_past_what_a_duration_holds_are_as_good_as_none() {
     let limits = Limits::new(1e30, 1e300, 1.0, 10.0);
     assert_eq!(limits.compute, Duration::MAX);
-    assert_eq!(limits.reached(Some(Duration::from_secs(1 << 40)), Duration::from_secs(1 << 40)), None);
+    assert_eq!(
+      limits.reached(Some(Duration::from_secs(1 << 40)), Duration::from_secs(1 << 40)),
+      None
+    );
   }
 
   #[test]
@@ -137,7 +140,10 @@ mod tests {
     let limits = Limits::new(0.5, 1e21, 1.5, 64.0);
     assert_eq!(
       limits.failure(&Limit::Compute),
-      (FailureKind::Timeout, text("compute budget exhausted (0.5ms busy)"))
+      (
+        FailureKind::Timeout,
+        text("compute budget exhausted (0.5ms busy)")
+      )
     );
     assert_eq!(
       limits.failure(&Limit::Wall),

@@ -103,7 +103,8 @@ pub fn depth_bound(program: &str) -> usize {
 }
 
 fn is_identifier_unit(unit: u16) -> bool {
-  matches!(unit, 0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x24 | 0x5f | 0x5c) || unit >= 0x80 && !is_line_break(unit)
+  matches!(unit, 0x30..=0x39 | 0x41..=0x5a | 0x61..=0x7a | 0x24 | 0x5f | 0x5c)
+    || unit >= 0x80 && !is_line_break(unit)
 }
 
 fn is_line_break(unit: u16) -> bool {
@@ -111,7 +112,10 @@ fn is_line_break(unit: u16) -> bool {
 }
 
 fn is_space(unit: u16) -> bool {
-  matches!(unit, 0x09 | 0x0b | 0x0c | 0x20 | 0xa0 | 0xfeff | 0x1680 | 0x2000..=0x200a | 0x202f | 0x205f | 0x3000)
+  matches!(
+    unit,
+    0x09 | 0x0b | 0x0c | 0x20 | 0xa0 | 0xfeff | 0x1680 | 0x2000..=0x200a | 0x202f | 0x205f | 0x3000
+  )
 }
 
 impl Scanner<'_> {
@@ -424,7 +428,11 @@ mod tests {
       format!("return f{}", "`t`".repeat(n)),
       format!("return f{}", "\n`t`".repeat(n)),
       format!("return x{}", "\nas T".repeat(n)),
-      format!("let await = 2\nreturn await / {}1{}/ 2", "(".repeat(n), ")".repeat(n)),
+      format!(
+        "let await = 2\nreturn await / {}1{}/ 2",
+        "(".repeat(n),
+        ")".repeat(n)
+      ),
       format!("return a++ / {}1{} / 2", "(".repeat(n), ")".repeat(n)),
       format!("type T = {}", "A<x, ".repeat(n)),
       format!("{}x = '\\\r\n{}'\n", "{".repeat(n), "}".repeat(n)),
@@ -459,7 +467,11 @@ mod tests {
       assert!(depth_bound(&program) < 10, "{}", &program[..30]);
     }
     // A division is never read as a regex that could hide real nesting.
-    let division = format!("let of = 4\nreturn of / {}1{}/ 2", "(".repeat(1_000), ")".repeat(1_000));
+    let division = format!(
+      "let of = 4\nreturn of / {}1{}/ 2",
+      "(".repeat(1_000),
+      ")".repeat(1_000)
+    );
     assert!(depth_bound(&division) >= 1_000);
   }
 }

@@ -43,7 +43,10 @@ pub fn op_dsh_args_json<'s>(
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
-  to_json_text(scope, &run.intrinsics, value, usize::MAX, &|| run.shared.is_finished()).ok()
+  to_json_text(scope, &run.intrinsics, value, usize::MAX, &|| {
+    run.shared.is_finished()
+  })
+  .ok()
 }
 
 /// The program's promise fulfilled with `value`.
@@ -56,7 +59,13 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
     Ending::NoValue
   } else {
     let stopped = || run.shared.is_finished();
-    match to_json_text(scope, &run.intrinsics, value, run.shared.remaining_output(), &stopped) {
+    match to_json_text(
+      scope,
+      &run.intrinsics,
+      value,
+      run.shared.remaining_output(),
+      &stopped,
+    ) {
       Ok(json) => Ending::Value(json),
       Err(Refusal::TooLarge) => Ending::TooLarge,
       Err(Refusal::NotLossless) => RunShared::failure(
@@ -79,7 +88,10 @@ pub fn op_dsh_settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Lo
 /// of its own, queued by V8, which runs with no frame of ours (or deno_core's) below it.
 #[op2(nofast)]
 pub fn op_dsh_settle_thrown_later<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8::Value>) {
-  if let Some(task) = v8::Function::builder(settle_thrown_task).data(thrown).build(scope) {
+  if let Some(task) = v8::Function::builder(settle_thrown_task)
+    .data(thrown)
+    .build(scope)
+  {
     scope.enqueue_microtask(task);
   }
 }
@@ -179,10 +191,7 @@ mod tests {
   fn answers_that_fit_the_heap_cap_pass_and_larger_ones_become_rejections() {
     let fits = format!("V\"{}\"", "a".repeat(1000));
     assert_eq!(refuse_if_too_large(fits.clone(), fits.len()), fits);
-    assert_eq!(
-      refuse_if_too_large(fits.clone(), 1 << 10),
-      fits
-    );
+    assert_eq!(refuse_if_too_large(fits.clone(), 1 << 10), fits);
     let large = format!("V\"{}\"", "a".repeat(2 << 20));
     assert_eq!(
       refuse_if_too_large(large, 1 << 20),

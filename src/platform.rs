@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crossbeam_channel::{Sender, unbounded};
 
 use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
-use crate::pool::{Pool, Spawner};
 use crate::job::RunJob;
+use crate::pool::{Pool, Spawner};
 
 /// Flags for our V8 only (Node's own V8 is untouched); they must be set before initialisation.
 ///
@@ -25,8 +25,7 @@ use crate::job::RunJob;
 /// collection: in this V8, a background request of one kind while another kind is pending trips
 /// `CHECK(GetTimerForCollectionRequest(kind).IsStarted())` and aborts the host (seen once here
 /// with 16 MB heap caps; fixed upstream in `CollectionBarrier::TryRequestGC`).
-pub const V8_FLAGS: &str =
-  "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-memory-pool-share-memory-on-teardown";
+pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-memory-pool-share-memory-on-teardown";
 
 /// Stack of each isolate thread: V8's own limit (984 KiB) ends deep recursion with a
 /// `RangeError` well before the thread's native stack runs out; the rest (only the pages used are

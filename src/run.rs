@@ -111,7 +111,10 @@ static RUNAWAYS_NOW: AtomicUsize = AtomicUsize::new(0);
 
 /// `(demoted so far, still running past their ending)`.
 pub fn runaway_threads() -> (usize, usize) {
-  (RUNAWAYS_TOTAL.load(Ordering::SeqCst), RUNAWAYS_NOW.load(Ordering::SeqCst))
+  (
+    RUNAWAYS_TOTAL.load(Ordering::SeqCst),
+    RUNAWAYS_NOW.load(Ordering::SeqCst),
+  )
 }
 
 type Deliver = Box<dyn FnOnce(Report) + Send>;
@@ -459,10 +462,7 @@ mod tests {
   fn run_with_deliveries() -> (Arc<RunShared>, Arc<Mutex<Vec<Report>>>) {
     let delivered = Arc::new(Mutex::new(Vec::new()));
     let sink = delivered.clone();
-    let run = RunShared::new(
-      limits(),
-      Box::new(move |report| crate::lock(&sink).push(report)),
-    );
+    let run = RunShared::new(limits(), Box::new(move |report| crate::lock(&sink).push(report)));
     (run, delivered)
   }
 
@@ -498,10 +498,16 @@ mod tests {
     assert!(run.watch());
     let reports = crate::lock(&delivered);
     assert_eq!(reports.len(), 1);
-    assert_eq!(reports[0].settled.logs, vec!["kept".encode_utf16().collect::<Vec<_>>()]);
+    assert_eq!(
+      reports[0].settled.logs,
+      vec!["kept".encode_utf16().collect::<Vec<_>>()]
+    );
     assert_eq!(
       reports[0].settled.error,
-      Some((FailureKind::Timeout, "wall-clock ceiling reached (0ms)".encode_utf16().collect()))
+      Some((
+        FailureKind::Timeout,
+        "wall-clock ceiling reached (0ms)".encode_utf16().collect()
+      ))
     );
     drop(reports);
     // Watched until its thread leaves; then let go.

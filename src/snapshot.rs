@@ -58,14 +58,27 @@ fn replace_rust_owned_buffers<'s>(scope: &mut v8::PinScope<'s, '_>, global: v8::
   let immediate = v8::ArrayBuffer::new(scope, 12);
   let timer = v8::ArrayBuffer::new(scope, 4);
   let replacements: [(&str, v8::Local<v8::Value>); 3] = [
-    ("__setTickInfo", v8::Uint8Array::new(scope, tick, 0, 2).expect("2 bytes").into()),
-    ("__setImmediateInfo", v8::Uint32Array::new(scope, immediate, 0, 3).expect("12 bytes").into()),
-    ("__setTimerInfo", v8::Int32Array::new(scope, timer, 0, 1).expect("4 bytes").into()),
+    (
+      "__setTickInfo",
+      v8::Uint8Array::new(scope, tick, 0, 2).expect("2 bytes").into(),
+    ),
+    (
+      "__setImmediateInfo",
+      v8::Uint32Array::new(scope, immediate, 0, 3)
+        .expect("12 bytes")
+        .into(),
+    ),
+    (
+      "__setTimerInfo",
+      v8::Int32Array::new(scope, timer, 0, 1).expect("4 bytes").into(),
+    ),
   ];
   for (setter, array) in replacements {
     let function: v8::Local<v8::Function> = get(scope, core, setter)
       .and_then(|function| function.try_cast().ok())
-      .unwrap_or_else(|| panic!("deno_core's Deno.core.{setter} is gone: the snapshot would copy freed memory"));
+      .unwrap_or_else(|| {
+        panic!("deno_core's Deno.core.{setter} is gone: the snapshot would copy freed memory")
+      });
     function
       .call(scope, core.into(), &[array])
       .unwrap_or_else(|| panic!("Deno.core.{setter} threw"));

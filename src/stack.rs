@@ -93,7 +93,10 @@ pub fn render_thrown<'s>(
 }
 
 /// `String(value)`: as `ToString`, except that a symbol reads as `Symbol(description)`.
-fn string_of<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) -> Option<v8::Local<'s, v8::String>> {
+fn string_of<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  value: v8::Local<'s, v8::Value>,
+) -> Option<v8::Local<'s, v8::String>> {
   let Ok(symbol) = value.try_cast::<v8::Symbol>() else {
     return value.to_string(scope);
   };
@@ -184,9 +187,7 @@ pub fn prepare_stack_trace<'s>(
   }
   let mut text = header(scope, error);
   for site in kept {
-    if let Some(frame) = call_method(scope, site, "toString", &[])
-      .and_then(|frame| frame.to_string(scope))
-    {
+    if let Some(frame) = call_method(scope, site, "toString", &[]).and_then(|frame| frame.to_string(scope)) {
       text.extend("\n    at ".encode_utf16());
       text.extend(read_utf16(scope, frame));
     }

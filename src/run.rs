@@ -65,8 +65,11 @@ pub struct Report {
 struct RunState {
   ledger: Ledger,
   phase: Phase,
-  /// When the ending was claimed: the watchdog delivers and demotes by how long ago that was.
+  /// When the ending was claimed: the watchdog delivers by how long ago that was.
   ended_at: Option<Instant>,
+  /// The run's busy time when its ending was claimed: the watchdog demotes a thread by how much
+  /// it has worked since, not by wall time, which a starved thread on a busy host also spends.
+  busy_at_end: Option<Duration>,
   /// Kept until the isolate thread has left the run, so that stops can be repeated.
   isolate: Option<v8::IsolateHandle>,
 }
@@ -101,8 +104,9 @@ static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
 /// watchdog delivers it instead.
 const DELIVERY_GRACE: Duration = Duration::from_millis(25);
 
-/// How long after its ending a thread may stay inside the run before it is demoted to idle
-/// scheduling: V8 built-ins whose loops never check for termination can hold it for minutes.
+/// How much busy time a thread may spend inside the run after its ending before it is demoted
+/// to idle scheduling: V8 built-ins whose loops never check for termination can hold it for
+/// minutes.
 const RUNAWAY_AFTER: Duration = Duration::from_millis(100);
 
 /// Isolate threads demoted since the process started, and those still inside their run.
@@ -152,6 +156,7 @@ impl RunShared {
         ledger: Ledger::new(limits.max_output_bytes),
         phase: Phase::Running,
         ended_at: None,
+        busy_at_end: None,
         isolate: None,
       }),
       limits,
@@ -172,12 +177,14 @@ impl RunShared {
 
   /// Decides how the run ends, if nothing has yet; stops its JavaScript and its event loop.
   pub fn finish(&self, ending: Ending) -> bool {
+    let busy = self.busy_time();
     let mut state = self.state();
     if !state.phase.is_running() {
       return false;
     }
     state.phase = Phase::Ended(ending);
     state.ended_at = Some(Instant::now());
+    state.busy_at_end = busy;
     if let Some(isolate) = &state.isolate {
       isolate.terminate_execution();
     }
@@ -362,9 +369,9 @@ impl RunShared {
     if self.left.load(Ordering::SeqCst) {
       return false;
     }
-    let (ended_at, isolate) = {
+    let (ended_at, busy_at_end, isolate) = {
       let state = self.state();
-      (state.ended_at, state.isolate.clone())
+      (state.ended_at, state.busy_at_end, state.isolate.clone())
     };
     let Some(ended_at) = ended_at else {
       self.enforce_budgets();
@@ -379,7 +386,11 @@ impl RunShared {
     if overdue >= DELIVERY_GRACE {
       self.deliver();
     }
-    if overdue >= RUNAWAY_AFTER {
+    let worked_since = match (busy_at_end, self.busy_time()) {
+      (Some(then), Some(now)) => now.saturating_sub(then),
+      _ => overdue,
+    };
+    if worked_since >= RUNAWAY_AFTER {
       // Under the thread lock, which `leave` takes too: a thread that has left is never demoted,
       // and one demoted is counted back exactly once.
       let thread = crate::lock(&self.thread_id);

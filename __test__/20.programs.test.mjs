@@ -60,13 +60,16 @@ describe('the program\'s world', () => {
     assert.deepStrictEqual(await run('return [typeof leak, typeof [].polluted]'), { logs: [], value: ['undefined', 'undefined'] })
   })
 
-  test('the global object holds only the language, console, timers and a small process', async () => {
+  test('the global object holds the language, the web platform, Buffer, console, timers and process', async () => {
     const result = await run('return Object.getOwnPropertyNames(globalThis).filter((k) => !/^[A-Z]/.test(k)).sort()')
-    assert.deepStrictEqual(result.value, ['clearInterval', 'clearTimeout', 'console', 'decodeURI', 'decodeURIComponent',
-      'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt',
-      'process', 'queueMicrotask', 'setInterval', 'setTimeout', 'undefined', 'unescape'])
-    const hidden = await run('return [typeof Deno, typeof __bootstrap, typeof require, typeof module, typeof Buffer, typeof fetch, typeof WebAssembly, globalThis.console === console]')
-    assert.deepStrictEqual(hidden.value, ['undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', 'undefined', true])
+    assert.deepStrictEqual(result.value, ['atob', 'btoa', 'clearImmediate', 'clearInterval', 'clearTimeout', 'console',
+      'crypto', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'eval', 'global',
+      'globalThis', 'isFinite', 'isNaN', 'parseFloat', 'parseInt', 'performance', 'process', 'queueMicrotask',
+      'setImmediate', 'setInterval', 'setTimeout', 'structuredClone', 'undefined', 'unescape'])
+    const classes = await run('return Object.getOwnPropertyNames(globalThis).filter((k) => /^[A-Z]/.test(k) && !(k in Object.getOwnPropertyDescriptors(Math)) && typeof globalThis[k] === "function" && ["AbortController","AbortSignal","Blob","Buffer","Crypto","CryptoKey","CustomEvent","DOMException","Event","EventTarget","File","Performance","PerformanceEntry","PerformanceMark","PerformanceMeasure","SubtleCrypto","TextDecoder","TextEncoder","URL","URLSearchParams"].includes(k)).length')
+    assert.equal(classes.value, 20)
+    const hidden = await run('return [typeof Deno, typeof __bootstrap, typeof require, typeof module, typeof Buffer, typeof fetch, typeof WebAssembly, globalThis.console === console, global === globalThis]')
+    assert.deepStrictEqual(hidden.value, ['undefined', 'undefined', 'undefined', 'undefined', 'function', 'undefined', 'undefined', true, true])
   })
 
   test('Intl works with ICU data', async () => {
@@ -112,9 +115,18 @@ describe('the program\'s world', () => {
     assert.ok(Date.now() - started < 5000)
   })
 
-  test('import() rejects with a clear error', async () => {
-    const result = await run('try { await import("node:fs") } catch (e) { return String(e) }')
-    assert.deepStrictEqual(result.value, 'TypeError: import() is not available: programs run without modules, files or network')
+  test('import() of a module with authority, a package, a path or a URL rejects with a TypeError that says why', async () => {
+    const refusal = async (name) => (await run(`try { await import(${JSON.stringify(name)}) } catch (e) { return String(e) }`)).value
+    const authority = 'it would give the program authority over the host (files, processes, network, threads or host facts)'
+    assert.equal(await refusal('node:fs'), `TypeError: Cannot import 'node:fs': ${authority}`)
+    assert.equal(await refusal('child_process'), `TypeError: Cannot import 'child_process': ${authority}`)
+    assert.equal(await refusal('node:worker_threads'), `TypeError: Cannot import 'node:worker_threads': ${authority}`)
+    assert.equal(await refusal('lodash'), "TypeError: Cannot import 'lodash': programs run without packages; only Node's built-in modules that need no authority load")
+    for (const name of ['./local.js', '/abs.js', 'https://example.com/x.js', 'data:text/javascript,export default 1']) {
+      assert.equal(await refusal(name), `TypeError: Cannot import '${name}': programs run without files or network, so relative paths and URLs load nothing`)
+    }
+    assert.match(await refusal('node:zlib'), /^TypeError: Cannot import 'node:zlib': this runtime provides only the built-in modules that need no authority: node:/)
+    assert.match(await refusal('ext:dsh_program/world.js'), /^TypeError: Cannot import 'ext:dsh_program\/world.js'/)
   })
 
   test('a promise that can never settle ends the run at once', async () => {

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use deno_core::v8;
 
 /// The bytes backing stores may hold, and how many they hold now.
+#[derive(Debug)]
 pub struct BufferBudget {
   limit: usize,
   used: AtomicUsize,
@@ -29,7 +30,7 @@ impl BufferBudget {
   }
 
   /// Reserves `len` bytes; `false` (and nothing reserved) when they would pass the limit.
-  fn reserve(&self, len: usize) -> bool {
+  pub(crate) fn reserve(&self, len: usize) -> bool {
     self
       .used
       .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
@@ -49,7 +50,7 @@ impl BufferBudget {
     self.refused.swap(false, Ordering::SeqCst)
   }
 
-  fn release(&self, len: usize) {
+  pub(crate) fn release(&self, len: usize) {
     self.used.fetch_sub(len, Ordering::SeqCst);
   }
 }

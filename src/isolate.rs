@@ -12,22 +12,13 @@ use crate::buffers::{BufferBudget, counting_allocator};
 use crate::ledger::{Ending, FailureKind, Text};
 use crate::limits::Limit;
 use crate::lossless::{Intrinsics, read_utf16};
-use crate::ops::{RunContext, dsh_program};
+use crate::ops::RunContext;
 use crate::run::{BindingDispatch, RunShared};
 
-/// The bootstrap that builds the program's world; it evaluates to its `start` function.
-pub const WORLD_JS: &str = concat!(
-  "(() => {\n'use strict';\n",
-  include_str!("js/01_inspect.js"),
-  include_str!("js/02_world.js"),
-  include_str!("js/03_interruptible.js"),
-  "\nreturn start;\n})()"
-);
-
 /// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
-const LOCKDOWN_JS: &str = include_str!("js/04_lockdown.js");
+const LOCKDOWN_JS: &str = include_str!("js/lockdown.js");
 
-/// Where a snapshot keeps the world's `start` function: a private key, invisible to programs.
+/// Where the world keeps its `start` function: a private key, invisible to programs.
 pub const START_KEY: &str = "dsh-code-runtime-v8#start";
 
 pub fn start_key<'s>(scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
@@ -68,6 +59,18 @@ impl Drop for LiveThread {
   }
 }
 
+/// The heap for deno_crypto's native objects (keys, `crypto` itself). Marked and swept on the
+/// isolate's own thread, as V8 runs everything else here (`--single-threaded`).
+pub fn cpp_heap() -> v8::UniqueRef<v8::cppgc::Heap> {
+  v8::cppgc::Heap::create(
+    v8::V8::get_current_platform(),
+    v8::cppgc::HeapCreateParams {
+      marking_support: v8::cppgc::MarkingType::Incremental,
+      sweeping_support: v8::cppgc::SweepingType::Incremental,
+    },
+  )
+}
+
 /// A current-thread tokio runtime: deno_core aborts the process if V8 posts a delayed task
 /// for an isolate created outside one. Every isolate is created inside a runtime of its own,
 /// dropped right after it, so V8's delayed tasks for it go too (see `pool`).
@@ -92,11 +95,12 @@ impl PreparedIsolate {
   pub fn new(heap_bytes: usize) -> Result<Self, String> {
     let buffers = BufferBudget::new(heap_bytes);
     let create_params = v8::CreateParams::default()
+      .cpp_heap(cpp_heap())
       .heap_limits(0, heap_bytes)
       .array_buffer_allocator(counting_allocator(&buffers));
     let mut js = JsRuntime::try_new(RuntimeOptions {
-      extensions: vec![dsh_program::init()],
-      module_loader: Some(Rc::new(crate::modules::NoModules)),
+      extensions: crate::world::extensions(buffers.clone()),
+      module_loader: Some(Rc::new(crate::modules::NodeModules)),
       create_params: Some(create_params),
       startup_snapshot: (!SNAPSHOT.is_empty()).then_some(SNAPSHOT),
       ..Default::default()
@@ -132,12 +136,7 @@ impl PreparedIsolate {
     });
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
-    let start = if SNAPSHOT.is_empty() {
-      js.execute_script("ext:dsh/world.js", WORLD_JS)
-        .map_err(|error| format!("could not build the program's world: {error}"))?
-    } else {
-      snapshot_start(&mut js).ok_or("the startup snapshot has no world")?
-    };
+    let start = world_start(&mut js).ok_or("the program's world did not build")?;
     js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
       .map_err(|error| format!("could not lock the program's world down: {error}"))?;
     let intrinsics = capture_intrinsics(&mut js);
@@ -187,6 +186,8 @@ impl PreparedIsolate {
       });
       // For stack traces, which must not run program code once the run has ended.
       op_state.put(shared.clone());
+      // `performance` and `process.hrtime` count from the run's start, not the isolate's.
+      op_state.put(deno_web::StartTime::default());
     }
     shared.record_startup();
     start_program(&mut js, shared, &start, program, params, namespaces_json);
@@ -210,8 +211,8 @@ impl PreparedIsolate {
   }
 }
 
-/// The world's `start` function, as the snapshot left it on the global object.
-fn snapshot_start(js: &mut JsRuntime) -> Option<v8::Global<v8::Value>> {
+/// The world's `start` function, as its entry module (or the snapshot) left it.
+fn world_start(js: &mut JsRuntime) -> Option<v8::Global<v8::Value>> {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   let global = scope.get_current_context().global(scope);

@@ -12,6 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 mod arena;
 mod bridge;
 mod buffers;
+pub mod digest;
 mod isolate;
 mod job;
 pub mod json_text;
@@ -29,6 +30,7 @@ mod stack;
 pub mod strip;
 mod thread_clock;
 mod watchdog;
+mod world;
 
 /// Locks `mutex` even if a thread panicked while holding it: every lock here guards state that
 /// stays consistent between statements, and a run must still settle after a panic.

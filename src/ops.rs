@@ -11,6 +11,8 @@ use crate::ledger::{Ending, FailureKind};
 use crate::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
 use crate::run::{BindingDispatch, RunShared};
 use crate::stack::render_thrown;
+use crate::digest;
+use crate::world::CountedBlobStore;
 
 /// What the ops of one run share, kept in its `OpState`.
 pub struct RunContext {
@@ -200,8 +202,55 @@ mod tests {
   }
 }
 
+/// Keeps the world's `start` function where the runtime finds it: a private key on the global
+/// object, which the snapshot keeps too. Only the world's entry module calls it, once.
+#[op2(nofast)]
+pub fn op_dsh_keep_start<'s>(scope: &mut v8::PinScope<'s, '_>, start: v8::Local<'s, v8::Function>) {
+  let global = scope.get_current_context().global(scope);
+  let key = crate::isolate::start_key(scope);
+  if global.has_private(scope, key) != Some(true) {
+    global.set_private(scope, key, start.into());
+  }
+}
+
+/// node:crypto's `createHash(...).digest()` over all the data given to `update`.
+#[op2]
+#[buffer]
+pub fn op_dsh_digest(#[string] algorithm: &str, #[buffer] data: &[u8]) -> Result<Vec<u8>, JsErrorBox> {
+  Ok(digest::digest(hash_algorithm(algorithm)?, data))
+}
+
+/// node:crypto's `createHmac(...).digest()`.
+#[op2]
+#[buffer]
+pub fn op_dsh_hmac(
+  #[string] algorithm: &str,
+  #[buffer] key: &[u8],
+  #[buffer] data: &[u8],
+) -> Result<Vec<u8>, JsErrorBox> {
+  Ok(digest::hmac(hash_algorithm(algorithm)?, key, data))
+}
+
+fn hash_algorithm(name: &str) -> Result<digest::Algorithm, JsErrorBox> {
+  digest::Algorithm::parse(name).ok_or_else(|| JsErrorBox::generic("Digest method not supported"))
+}
+
+/// A Blob's bytes, copied out of the program's heap: counted against the run's ArrayBuffer cap
+/// like any backing store, and refused as a `RangeError` past it. Takes the place of deno_web's
+/// `op_blob_create_part`, which has no limit.
+#[op2]
+pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Result<uuid::Uuid, JsErrorBox> {
+  state.borrow::<Arc<CountedBlobStore>>().insert_copy(data).ok_or_else(|| {
+    JsErrorBox::range_error(format!(
+      "a Blob part of {} bytes does not fit the run's ArrayBuffer memory cap",
+      data.len()
+    ))
+  })
+}
+
 deno_core::extension!(
   dsh_program,
+  deps = [deno_webidl, deno_web, deno_crypto],
   ops = [
     op_dsh_log,
     op_dsh_args_json,
@@ -211,11 +260,20 @@ deno_core::extension!(
     op_dsh_exit,
     op_dsh_binding_call,
     op_dsh_is_proxy,
+    op_dsh_keep_start,
+    op_dsh_digest,
+    op_dsh_hmac,
+    op_dsh_blob_create_part,
   ],
+  esm_entry_point = "ext:dsh_program/main.js",
+  esm = [dir "src/js", "inspect.js", "interruptible.js", "web.js", "world.js", "main.js"],
+  options = { blobs: Arc<CountedBlobStore> },
   middleware = |op| match op.name {
-    // `op_print` writes to Node's own stdout; `op_panic` would abort the host.
-    "op_print" | "op_panic" | "op_import_sync" | "op_eval_context" | "op_serialize" | "op_deserialize"
-    | "op_read" | "op_write" | "op_close" | "op_try_close" => op.disable(),
+    "op_blob_create_part" => op.with_implementation_from(&op_dsh_blob_create_part()),
+    name if crate::world::is_refused_op(name) => op.disable(),
     _ => op,
+  },
+  state = |state, options| {
+    state.put(options.blobs);
   },
 );

@@ -6,8 +6,7 @@
 
 use deno_core::{JsRuntimeForSnapshot, RuntimeOptions, v8};
 
-use crate::isolate::{WORLD_JS, start_key};
-use crate::ops::dsh_program;
+use crate::buffers::BufferBudget;
 
 /// Builds the world in a snapshotting runtime and returns the snapshot's bytes.
 pub fn create() -> Box<[u8]> {
@@ -18,22 +17,20 @@ pub fn create() -> Box<[u8]> {
     "{} --no-lazy --predictable-gc-schedule",
     crate::platform::V8_FLAGS
   ));
+  // Before the runtime: its native-object heap needs the platform.
+  deno_core::JsRuntime::init_platform(None);
   let tokio = crate::isolate::event_loop().expect("a tokio runtime");
   let _entered = tokio.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
-    extensions: vec![dsh_program::init()],
+    // The world's entry module runs here and keeps its `start` function on the global object.
+    extensions: crate::world::extensions(BufferBudget::new(usize::MAX)),
+    create_params: Some(v8::CreateParams::default().cpp_heap(crate::isolate::cpp_heap())),
     ..Default::default()
   });
-  let start = js
-    .execute_script("ext:dsh/world.js", WORLD_JS)
-    .expect("the world builds");
   {
     let context = js.main_context();
     v8::scope_with_context!(scope, js.v8_isolate(), context);
     let global = scope.get_current_context().global(scope);
-    let start = v8::Local::new(scope, start);
-    let key = start_key(scope);
-    global.set_private(scope, key, start);
     replace_rust_owned_buffers(scope, global);
   }
   js.snapshot()

@@ -1,8 +1,10 @@
 // The program's world: console, process, timers, binding namespaces and error classes.
-// Runs once per isolate before the program; every intrinsic it uses later is captured here,
-// so a program that rewrites globals cannot change how its results are delivered.
+// Evaluated once, into the snapshot; every intrinsic it uses later is captured here, so a
+// program that rewrites globals cannot change how its results are delivered.
 
-const core = globalThis.Deno.core;
+import { core } from 'ext:core/mod.js';
+import { inspect } from 'ext:dsh_program/inspect.js';
+import { performance, setTimeOrigin } from 'ext:dsh_program/web.js';
 const {
   op_dsh_log,
   op_dsh_args_json,
@@ -16,7 +18,11 @@ const {
 const { createTimer, cancelTimer } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
 
+const BigIntCtor = BigInt;
 const ErrorCtor = Error;
+const MathFloor = Math.floor;
+const MathRound = Math.round;
+const PerformanceNow = performance.now.bind(performance);
 const TypeErrorCtor = TypeError;
 const JSONParse = JSON.parse;
 const MapCtor = Map;
@@ -68,21 +74,77 @@ for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
   });
 }
 
-function makeStream() {
-  return {
-    write(chunk, encoding, callback) {
-      op_dsh_log(typeof chunk === 'string' ? chunk : StringCtor(chunk));
-      const done = typeof encoding === 'function' ? encoding : callback;
-      if (typeof done === 'function') nativeQueueMicrotask(() => done(null));
-      return true;
-    },
-  };
+function checkCallback(callback) {
+  if (typeof callback !== 'function') {
+    throw new TypeErrorCtor('The "callback" argument must be of type function');
+  }
 }
 
+// process.stdout and process.stderr: `write` lives on the prototype, as on Node's streams, so a
+// call through the prototype lands in the same ledger.
+class WriteStream {
+  write(chunk, encoding, callback) {
+    op_dsh_log(typeof chunk === 'string' ? chunk : StringCtor(chunk));
+    const done = typeof encoding === 'function' ? encoding : callback;
+    if (typeof done === 'function') nativeQueueMicrotask(() => done(null));
+    return true;
+  }
+}
+ObjectDefineProperty(WriteStream.prototype, 'isTTY', { __proto__: null, value: false });
+
+/** Seconds and nanoseconds since the run's time origin, as Node's process.hrtime gives them. */
+function hrtime(previous) {
+  const nanos = MathRound(PerformanceNow() * 1e6);
+  let seconds = MathFloor(nanos / 1e9);
+  let rest = nanos - seconds * 1e9;
+  if (previous !== undefined) {
+    seconds -= previous[0];
+    rest -= previous[1];
+    if (rest < 0) {
+      seconds--;
+      rest += 1e9;
+    }
+  }
+  return [seconds, rest];
+}
+hrtime.bigint = function bigint() {
+  return BigIntCtor(MathRound(PerformanceNow() * 1e6));
+};
+
+// Read-only facts a program checks to know it runs on Node. None of them is the host's: they are
+// the same on every machine (see the README).
 const process = {
+  title: 'node',
+  version: 'v24.0.0',
+  versions: { __proto__: null, node: '24.0.0' },
+  release: { __proto__: null, name: 'node' },
+  platform: 'linux',
+  arch: 'x64',
+  pid: 1,
+  ppid: 0,
+  argv: ['node'],
+  execArgv: [],
   env: {},
-  stdout: makeStream(),
-  stderr: makeStream(),
+  exitCode: undefined,
+  stdout: new WriteStream(),
+  stderr: new WriteStream(),
+  cwd() {
+    return '/';
+  },
+  uptime() {
+    return PerformanceNow() / 1000;
+  },
+  hrtime,
+  nextTick(callback, ...args) {
+    checkCallback(callback);
+    nativeQueueMicrotask(() => {
+      try {
+        ReflectApply(callback, undefined, args);
+      } catch (error) {
+        op_dsh_settle_thrown_later(error);
+      }
+    });
+  },
   exit(code) {
     op_dsh_exit(code === undefined ? 0 : NumberCtor(code) | 0);
   },
@@ -92,9 +154,7 @@ const timers = new MapCtor();
 let nextTimerId = 1;
 
 function schedule(callback, delay, args, repeat) {
-  if (typeof callback !== 'function') {
-    throw new TypeErrorCtor('The "callback" argument must be of type function');
-  }
+  checkCallback(callback);
   const id = nextTimerId++;
   const fire = () => {
     if (!repeat) ReflectApply(MapPrototypeDelete, timers, [id]);
@@ -116,29 +176,37 @@ function unschedule(id) {
   }
 }
 
-const world = {
-  console,
-  process,
-  setTimeout: function setTimeout(callback, delay, ...args) { return schedule(callback, delay, args, false); },
-  setInterval: function setInterval(callback, delay, ...args) { return schedule(callback, delay, args, true); },
-  clearTimeout: function clearTimeout(id) { unschedule(id); },
-  clearInterval: function clearInterval(id) { unschedule(id); },
-  queueMicrotask: function queueMicrotask(callback) {
-    if (typeof callback !== 'function') {
-      throw new TypeErrorCtor('The "callback" argument must be of type function');
-    }
-    nativeQueueMicrotask(() => {
-      try {
-        callback();
-      } catch (error) {
-        op_dsh_settle_thrown_later(error);
-      }
-    });
-  },
-};
-for (const name in world) {
-  ObjectDefineProperty(globalThis, name, { __proto__: null, value: world[name], enumerable: false, writable: true, configurable: true });
+export function setTimeout(callback, delay, ...args) {
+  return schedule(callback, delay, args, false);
 }
+export function setInterval(callback, delay, ...args) {
+  return schedule(callback, delay, args, true);
+}
+// After the current macrotask, as Node's check phase runs: a zero-delay timer of its own id.
+export function setImmediate(callback, ...args) {
+  return schedule(callback, 0, args, false);
+}
+export function clearTimeout(id) {
+  unschedule(id);
+}
+export function clearInterval(id) {
+  unschedule(id);
+}
+export function clearImmediate(id) {
+  unschedule(id);
+}
+export function queueMicrotask(callback) {
+  checkCallback(callback);
+  nativeQueueMicrotask(() => {
+    try {
+      callback();
+    } catch (error) {
+      op_dsh_settle_thrown_later(error);
+    }
+  });
+}
+
+export { console, process };
 
 // One constructor per namespace with an errorClass, built as (memberName, message).
 function makeErrorClass(name, memberNameProperty) {
@@ -167,7 +235,8 @@ function makeBinding(namespaceIndex, nameIndex, makeError) {
 
 // Builds the program's arguments from the namespaces, calls it and reports how it settles.
 // `namespaces` is [[global, names, errorClassName?, memberNameProperty?], ...].
-function start(program, namespacesJson) {
+export function start(program, namespacesJson) {
+  setTimeOrigin();
   const namespaces = JSONParse(namespacesJson);
   const objects = [];
   const errorClasses = [];

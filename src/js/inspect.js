@@ -1,8 +1,10 @@
-// `inspect(value)`: Node's util.inspect with { depth: 4, maxArrayLength: 100,
+// `inspect(value, options)`: Node's util.inspect, by default with { depth: 4, maxArrayLength: 100,
 // maxStringLength: 10000, breakLength: 80, compact: 3 } and no colours, written against the
 // intrinsics captured here so a program that rewrites built-ins still logs faithfully.
 
-const inspectOps = globalThis.Deno.core.ops;
+import { core } from 'ext:core/mod.js';
+
+const inspectOps = core.ops;
 const {
   op_is_any_array_buffer: isAnyArrayBuffer,
   op_is_arguments_object: isArgumentsObject,
@@ -780,17 +782,34 @@ function formatValue(ctx, value, recurseTimes) {
   return formatRaw(ctx, value, recurseTimes);
 }
 
-function inspect(value) {
+const DEFAULTS = {
+  depth: 4,
+  maxArrayLength: 100,
+  maxStringLength: 10000,
+  breakLength: 80,
+  compact: 3,
+};
+
+/** Renders `value` as Node's util.inspect does; `options` overrides the console's defaults. */
+export function inspect(value, options) {
   const ctx = {
     seen: [],
     circular: undefined,
     indentationLvl: 0,
     currentDepth: 0,
-    depth: 4,
-    maxArrayLength: 100,
-    maxStringLength: 10000,
-    breakLength: 80,
-    compact: 3,
+    depth: DEFAULTS.depth,
+    maxArrayLength: DEFAULTS.maxArrayLength,
+    maxStringLength: DEFAULTS.maxStringLength,
+    breakLength: DEFAULTS.breakLength,
+    compact: DEFAULTS.compact,
   };
+  if (options !== null && typeof options === 'object') {
+    const keys = ['depth', 'maxArrayLength', 'maxStringLength', 'breakLength', 'compact'];
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      const option = options[key];
+      if (option !== undefined) ctx[key] = option === null ? Infinity : option;
+    }
+  }
   return formatValue(ctx, value, 0);
 }

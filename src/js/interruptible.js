@@ -9,6 +9,13 @@
 // long, but stopped by the budgets like any loop of the program's.
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
+import { core } from 'ext:core/mod.js';
+
+const { op_dsh_is_proxy } = core.ops;
+const ArrayIsArray = Array.isArray;
+const MathMax = Math.max;
+const MathMin = Math.min;
+
 const FAST_LENGTH_LIMIT = 2 ** 20;
 const MAX_SAFE_LENGTH = 2 ** 53 - 1;
 
@@ -389,8 +396,8 @@ for (const name in generic) {
   ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
 }
 
-// String.prototype.lastIndexOf compares the pattern at every position, O(n·m), without checking
-// for termination (4 s for a 10^5-character pattern over 2·10^5 characters). Long patterns are
+// String.prototype.lastIndexOf compares the pattern at every position, O(n*m), without checking
+// for termination (4 s for a 10^5-character pattern over 2*10^5 characters). Long patterns are
 // found instead by V8's forward search (Boyer-Moore), one call per occurrence, which a
 // termination stops between calls.
 const LONG_PATTERN = 256;

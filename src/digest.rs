@@ -1,0 +1,92 @@
+//! The hash and HMAC algorithms of Node's `createHash` and `createHmac`, over a whole input at
+//! once (the JavaScript side gathers `update` chunks).
+
+use hmac::{Hmac, Mac};
+use sha2::Digest;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+  Md5,
+  Sha1,
+  Sha224,
+  Sha256,
+  Sha384,
+  Sha512,
+}
+
+impl Algorithm {
+  /// Node's lower-case names; the JavaScript side maps aliases onto them.
+  pub fn parse(name: &str) -> Option<Self> {
+    Some(match name {
+      "md5" => Self::Md5,
+      "sha1" => Self::Sha1,
+      "sha224" => Self::Sha224,
+      "sha256" => Self::Sha256,
+      "sha384" => Self::Sha384,
+      "sha512" => Self::Sha512,
+      _ => return None,
+    })
+  }
+}
+
+pub fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
+  match algorithm {
+    Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
+    Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
+    Algorithm::Sha224 => sha2::Sha224::digest(data).to_vec(),
+    Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
+    Algorithm::Sha384 => sha2::Sha384::digest(data).to_vec(),
+    Algorithm::Sha512 => sha2::Sha512::digest(data).to_vec(),
+  }
+}
+
+pub fn hmac(algorithm: Algorithm, key: &[u8], data: &[u8]) -> Vec<u8> {
+  fn tag<M: Mac + hmac::digest::KeyInit>(key: &[u8], data: &[u8]) -> Vec<u8> {
+    let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(data);
+    mac.finalize().into_bytes().to_vec()
+  }
+  match algorithm {
+    Algorithm::Md5 => tag::<Hmac<md5::Md5>>(key, data),
+    Algorithm::Sha1 => tag::<Hmac<sha1::Sha1>>(key, data),
+    Algorithm::Sha224 => tag::<Hmac<sha2::Sha224>>(key, data),
+    Algorithm::Sha256 => tag::<Hmac<sha2::Sha256>>(key, data),
+    Algorithm::Sha384 => tag::<Hmac<sha2::Sha384>>(key, data),
+    Algorithm::Sha512 => tag::<Hmac<sha2::Sha512>>(key, data),
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+  }
+
+  #[test]
+  fn digests_match_the_published_test_vectors() {
+    let abc = |name| hex(&digest(Algorithm::parse(name).unwrap(), b"abc"));
+    assert_eq!(abc("md5"), "900150983cd24fb0d6963f7d28e17f72");
+    assert_eq!(abc("sha1"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+    assert_eq!(abc("sha224"), "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7");
+    assert_eq!(abc("sha256"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_eq!(
+      abc("sha384"),
+      "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"
+    );
+    assert!(abc("sha512").starts_with("ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"));
+  }
+
+  #[test]
+  fn hmacs_match_rfc_4231_case_2() {
+    let tag = hmac(Algorithm::Sha256, b"Jefe", b"what do ya want for nothing?");
+    assert_eq!(hex(&tag), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  }
+
+  #[test]
+  fn unknown_names_are_refused() {
+    assert_eq!(Algorithm::parse("SHA256"), None);
+    assert_eq!(Algorithm::parse("whirlpool"), None);
+  }
+}

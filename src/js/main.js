@@ -1,0 +1,42 @@
+// The world's entry: puts the program's globals in place and hands `start` to the runtime.
+// Evaluated once, into the snapshot; lockdown.js then runs in every isolate.
+
+import { core } from 'ext:core/mod.js';
+import 'ext:dsh_program/interruptible.js';
+import * as web from 'ext:dsh_program/web.js';
+import * as world from 'ext:dsh_program/world.js';
+import { require } from 'ext:dsh_program/vendor.js';
+
+const { op_dsh_keep_start } = core.ops;
+const ObjectDefineProperty = Object.defineProperty;
+
+// As a Node worker has them: writable, configurable, not enumerable.
+function install(name, value) {
+  ObjectDefineProperty(globalThis, name, { __proto__: null, value, enumerable: false, writable: true, configurable: true });
+}
+
+for (const name of ['setTimeout', 'setInterval', 'setImmediate', 'clearTimeout', 'clearInterval', 'clearImmediate',
+  'queueMicrotask', 'console', 'process']) {
+  install(name, world[name]);
+}
+for (const name of ['AbortController', 'AbortSignal', 'atob', 'Blob', 'btoa', 'Crypto', 'CryptoKey', 'CustomEvent',
+  'DOMException', 'Event', 'EventTarget', 'File', 'Performance', 'PerformanceEntry', 'PerformanceMark',
+  'PerformanceMeasure', 'structuredClone', 'SubtleCrypto', 'TextDecoder', 'TextEncoder', 'URL', 'URLSearchParams']) {
+  install(name, web[name]);
+}
+install('performance', web.performance);
+// A getter, as on Node's global object: the object is made on first use.
+ObjectDefineProperty(globalThis, 'crypto', {
+  __proto__: null,
+  get: web.getCrypto,
+  set(value) {
+    install('crypto', value);
+  },
+  enumerable: false,
+  configurable: true,
+});
+install('global', globalThis);
+install('Buffer', require('buffer').Buffer);
+
+
+op_dsh_keep_start(world.start);

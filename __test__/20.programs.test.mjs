@@ -126,7 +126,7 @@ describe('the program\'s world', () => {
       assert.equal(await refusal(name), `TypeError: Cannot import '${name}': programs run without files or network, so relative paths and URLs load nothing`)
     }
     assert.match(await refusal('node:zlib'), /^TypeError: Cannot import 'node:zlib': this runtime provides only the built-in modules that need no authority: node:/)
-    assert.match(await refusal('ext:dsh_program/world.js'), /^TypeError: Cannot import 'ext:dsh_program\/world.js'/)
+    assert.match(await refusal('ext:dsh/world.js'), /^TypeError: Cannot import 'ext:dsh\/world.js'/)
   })
 
   test('a promise that can never settle ends the run at once', async () => {

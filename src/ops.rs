@@ -249,7 +249,7 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
 }
 
 deno_core::extension!(
-  dsh_program,
+  dsh,
   deps = [deno_webidl, deno_web, deno_crypto],
   ops = [
     op_dsh_log,
@@ -265,8 +265,8 @@ deno_core::extension!(
     op_dsh_hmac,
     op_dsh_blob_create_part,
   ],
-  esm_entry_point = "ext:dsh_program/main.js",
-  esm = [dir "src/js", "inspect.js", "interruptible.js", "web.js", "world.js", "main.js"],
+  esm_entry_point = "ext:dsh/main.js",
+  esm = [dir "src/js", "inspect.js", "interruptible.js", "web.js", "buffer.js", "world.js", "main.js"],
   options = { blobs: Arc<CountedBlobStore> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&op_dsh_blob_create_part()),

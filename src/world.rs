@@ -10,31 +10,62 @@ use deno_web::{BlobPart, BlobStore, BlobStoreTrait, InMemoryBlobPart};
 use uuid::Uuid;
 
 use crate::buffers::BufferBudget;
-use crate::ops::dsh_program;
+use crate::ops::dsh;
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
   let blobs = Arc::new(CountedBlobStore::new(buffers));
-  let mut program = dsh_program::init(blobs.clone());
+  let mut program = dsh::init(blobs.clone());
   program.esm_files.to_mut().push(ExtensionFileSource::new_computed(
-    "ext:dsh_program/vendor.js",
+    "ext:dsh/vendor.js",
     Arc::from(include_str!(concat!(env!("OUT_DIR"), "/vendor.js"))),
   ));
   program.lazy_loaded_esm_files = NODE_MODULES
     .iter()
     .map(|(specifier, source)| ExtensionFileSource::new_computed(specifier, Arc::from(*source)))
     .collect();
+  let mut web = deno_web::deno_web::init(blobs, None, false, Default::default());
+  // Left out, not merely disabled: every op and native class costs each isolate at start-up.
+  web.ops.to_mut().retain(|op| !is_refused_op(op.name));
+  web.objects.to_mut().retain(|object| !UNUSED_CLASSES.contains(&object.name.0));
   vec![
     deno_webidl::deno_webidl::init(),
-    deno_web::deno_web::init(blobs, None, false, Default::default()),
+    web,
     deno_crypto::deno_crypto::init(None),
     program,
   ]
 }
 
+/// deno_web's native classes that no part of the world uses: geometry, image data and CSS.
+const UNUSED_CLASSES: &[&str] = &[
+  "CSSRule",
+  "CSSStyleSheet",
+  "DOMPointReadOnly",
+  "DOMPoint",
+  "DOMRectReadOnly",
+  "DOMRect",
+  "DOMQuad",
+  "DOMMatrixReadOnly",
+  "DOMMatrix",
+  "ImageData",
+];
+
 /// Node's built-in modules that need no authority, by specifier; each is evaluated on its first
 /// import. `import('util')` finds `node:util` too, as Node allows.
-const NODE_MODULES: &[(&str, &str)] = &[];
+const NODE_MODULES: &[(&str, &str)] = &[
+  ("node:assert", include_str!("js/node/assert.js")),
+  ("node:assert/strict", include_str!("js/node/assert_strict.js")),
+  ("node:buffer", include_str!("js/node/buffer.js")),
+  ("node:crypto", include_str!("js/node/crypto.js")),
+  ("node:events", include_str!("js/node/events.js")),
+  ("node:path", include_str!("js/node/path.js")),
+  ("node:querystring", include_str!("js/node/querystring.js")),
+  ("node:string_decoder", include_str!("js/node/string_decoder.js")),
+  ("node:timers", include_str!("js/node/timers.js")),
+  ("node:timers/promises", include_str!("js/node/timers_promises.js")),
+  ("node:url", include_str!("js/node/url.js")),
+  ("node:util", include_str!("js/node/util.js")),
+];
 
 /// The `node:` specifier a program's import names, if it names one of `NODE_MODULES`.
 pub fn node_module(specifier: &str) -> Option<&'static str> {

@@ -35,6 +35,8 @@ const {
 const InspectReflectApply = Reflect.apply;
 const uncurry = (fn) => (self, ...args) => InspectReflectApply(fn, self, args);
 const ArrayIsArray = Array.isArray;
+const ArrayPrototypeSlice = uncurry(Array.prototype.slice);
+const ArrayPrototypeSort = uncurry(Array.prototype.sort);
 const ArrayPrototypeSplice = uncurry(Array.prototype.splice);
 const DatePrototypeGetTime = uncurry(Date.prototype.getTime);
 const DatePrototypeToISOString = uncurry(Date.prototype.toISOString);
@@ -64,6 +66,7 @@ const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectGetOwnPropertySymbols = Object.getOwnPropertySymbols;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
+const ObjectGetOwnPropertyNames = Object.getOwnPropertyNames;
 const ObjectPrototypeHasOwnProperty = uncurry(Object.prototype.hasOwnProperty);
 const ObjectPrototypePropertyIsEnumerable = uncurry(Object.prototype.propertyIsEnumerable);
 const RegExpPrototypeExec = uncurry(RegExp.prototype.exec);
@@ -248,14 +251,19 @@ function getPrefix(constructor, tag, fallback, size = '') {
   return constructor + size + ' ';
 }
 
-function getKeys(value) {
-  const keys = ObjectKeys(value);
+// With `showHidden`, non-enumerable keys too (rendered in brackets by formatProperty).
+function getKeys(value, ctx) {
+  const keys = ctx.showHidden ? ObjectGetOwnPropertyNames(value) : ObjectKeys(value);
   const symbols = ObjectGetOwnPropertySymbols(value);
   for (let i = 0; i < symbols.length; i++) {
-    if (ObjectPrototypePropertyIsEnumerable(value, symbols[i])) push(keys, symbols[i]);
+    if (ctx.showHidden || ObjectPrototypePropertyIsEnumerable(value, symbols[i])) push(keys, symbols[i]);
   }
   return keys;
 }
+
+// V8's property filters: every property, or only the enumerable ones.
+const ALL_PROPERTIES = 0;
+const ONLY_ENUMERABLE = 2;
 
 function getFunctionBase(value, constructor, tag) {
   const stringified = FunctionPrototypeToString(value);
@@ -638,7 +646,7 @@ function formatRaw(ctx, value, recurseTimes) {
     noIterator = false;
     if (ArrayIsArray(value)) {
       const prefix = constructor !== 'Array' || tag !== '' ? getPrefix(constructor, tag, 'Array', '(' + value.length + ')') : '';
-      keys = getNonIndexPropertyNames(value, 2);
+      keys = getNonIndexPropertyNames(value, ctx.showHidden ? ALL_PROPERTIES : ONLY_ENUMERABLE);
       braces = [prefix + '[', ']'];
       if (value.length === 0 && keys.length === 0) return braces[0] + ']';
       extrasType = kArrayExtrasType;
@@ -646,19 +654,19 @@ function formatRaw(ctx, value, recurseTimes) {
     } else if (isSet(value)) {
       const size = SetPrototypeGetSize(value);
       const prefix = getPrefix(constructor, tag, 'Set', '(' + size + ')');
-      keys = getKeys(value);
+      keys = getKeys(value, ctx);
       formatter = (ctx, _value, recurseTimes) => formatIterated(ctx, SetPrototypeValues(value), SetIteratorNext, size, recurseTimes, false);
       if (size === 0 && keys.length === 0) return prefix + '{}';
       braces = [prefix + '{', '}'];
     } else if (isMap(value)) {
       const size = MapPrototypeGetSize(value);
       const prefix = getPrefix(constructor, tag, 'Map', '(' + size + ')');
-      keys = getKeys(value);
+      keys = getKeys(value, ctx);
       formatter = (ctx, _value, recurseTimes) => formatIterated(ctx, MapPrototypeEntries(value), MapIteratorNext, size, recurseTimes, true);
       if (size === 0 && keys.length === 0) return prefix + '{}';
       braces = [prefix + '{', '}'];
     } else if (isTypedArray(value)) {
-      keys = getNonIndexPropertyNames(value, 2);
+      keys = getNonIndexPropertyNames(value, ctx.showHidden ? ALL_PROPERTIES : ONLY_ENUMERABLE);
       const fallback = constructor === null ? TypedArrayPrototypeGetSymbolToStringTag(value) : '';
       const size = TypedArrayPrototypeGetLength(value);
       const prefix = getPrefix(constructor, tag, fallback, '(' + size + ')');
@@ -667,7 +675,7 @@ function formatRaw(ctx, value, recurseTimes) {
       formatter = (ctx) => formatTypedArray(value, size, ctx);
       extrasType = kArrayExtrasType;
     } else if (isMapIterator(value) || isSetIterator(value)) {
-      keys = getKeys(value);
+      keys = getKeys(value, ctx);
       const kind = isMapIterator(value) ? 'Map Iterator' : 'Set Iterator';
       braces = ['[' + (tag || kind) + '] {', '}'];
       formatter = () => [];
@@ -676,7 +684,7 @@ function formatRaw(ctx, value, recurseTimes) {
     }
   }
   if (noIterator) {
-    keys = getKeys(value);
+    keys = getKeys(value, ctx);
     braces = ['{', '}'];
     if (typeof value === 'function') {
       base = getFunctionBase(value, constructor, tag);
@@ -732,9 +740,19 @@ function formatRaw(ctx, value, recurseTimes) {
   recurseTimes += 1;
   push(ctx.seen, value);
   ctx.currentDepth = recurseTimes;
-  const output = formatter(ctx, value, recurseTimes);
+  let output = formatter(ctx, value, recurseTimes);
   for (let i = 0; i < keys.length; i++) {
     push(output, formatProperty(ctx, value, recurseTimes, keys[i], kObjectType));
+  }
+  if (ctx.sorted) {
+    // Node sorts a plain object's entries, and of anything else only its extra keys.
+    const comparator = ctx.sorted === true ? undefined : ctx.sorted;
+    if (extrasType === kObjectType) {
+      output = ArrayPrototypeSort(output, comparator);
+    } else if (keys.length > 1) {
+      const extras = ArrayPrototypeSort(ArrayPrototypeSlice(output, output.length - keys.length), comparator);
+      ArrayPrototypeSplice(output, output.length - keys.length, keys.length, ...extras);
+    }
   }
   if (ctx.circular !== undefined) {
     const index = MapPrototypeGetForInspect(ctx.circular, value);
@@ -802,13 +820,16 @@ export function inspect(value, options) {
     maxStringLength: DEFAULTS.maxStringLength,
     breakLength: DEFAULTS.breakLength,
     compact: DEFAULTS.compact,
+    showHidden: false,
+    sorted: false,
   };
   if (options !== null && typeof options === 'object') {
-    const keys = ['depth', 'maxArrayLength', 'maxStringLength', 'breakLength', 'compact'];
+    // The first three take null for no limit.
+    const keys = ['depth', 'maxArrayLength', 'maxStringLength', 'breakLength', 'compact', 'showHidden', 'sorted'];
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
       const option = options[key];
-      if (option !== undefined) ctx[key] = option === null ? Infinity : option;
+      if (option !== undefined) ctx[key] = option === null && i < 3 ? Infinity : option;
     }
   }
   return formatValue(ctx, value, 0);

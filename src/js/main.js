@@ -2,10 +2,10 @@
 // Evaluated once, into the snapshot; lockdown.js then runs in every isolate.
 
 import { core } from 'ext:core/mod.js';
-import 'ext:dsh_program/interruptible.js';
-import * as web from 'ext:dsh_program/web.js';
-import * as world from 'ext:dsh_program/world.js';
-import { require } from 'ext:dsh_program/vendor.js';
+import 'ext:dsh/interruptible.js';
+import * as web from 'ext:dsh/web.js';
+import * as world from 'ext:dsh/world.js';
+import { Buffer } from 'ext:dsh/buffer.js';
 
 const { op_dsh_keep_start } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
@@ -36,7 +36,7 @@ ObjectDefineProperty(globalThis, 'crypto', {
   configurable: true,
 });
 install('global', globalThis);
-install('Buffer', require('buffer').Buffer);
+install('Buffer', Buffer);
 
 
 op_dsh_keep_start(world.start);

@@ -3,8 +3,8 @@
 // program that rewrites globals cannot change how its results are delivered.
 
 import { core } from 'ext:core/mod.js';
-import { inspect } from 'ext:dsh_program/inspect.js';
-import { performance, setTimeOrigin } from 'ext:dsh_program/web.js';
+import { inspect } from 'ext:dsh/inspect.js';
+import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 const {
   op_dsh_log,
   op_dsh_args_json,
@@ -15,7 +15,7 @@ const {
   op_dsh_exit,
   op_dsh_is_proxy,
 } = core.ops;
-const { createTimer, cancelTimer } = core;
+const { createTimer, cancelTimer, getAsyncContext, queueNextTick } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
 
 const BigIntCtor = BigInt;
@@ -135,15 +135,11 @@ const process = {
     return PerformanceNow() / 1000;
   },
   hrtime,
+  // deno_core's own tick queue, drained after the current callback and its microtasks, before
+  // timers: Node's order.
   nextTick(callback, ...args) {
     checkCallback(callback);
-    nativeQueueMicrotask(() => {
-      try {
-        ReflectApply(callback, undefined, args);
-      } catch (error) {
-        op_dsh_settle_thrown_later(error);
-      }
-    });
+    queueNextTick({ callback, args, snapshot: getAsyncContext() });
   },
   exit(code) {
     op_dsh_exit(code === undefined ? 0 : NumberCtor(code) | 0);

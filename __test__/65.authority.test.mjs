@@ -1,0 +1,90 @@
+// The world grew (the web platform, Buffer, node: modules) and still gives no authority: nothing
+// a program can reach leads to an op, to deno_core or to the host.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, tools } from './helpers.mjs'
+
+// Visits every object reachable from the global object and from every importable module, through
+// own properties (values and accessors, never calling a getter), prototypes and the internal
+// slots a program can read (Map and Set contents, bound targets are not reachable). Reports
+// anything that looks like deno_core: an `ops` object, a function named `op_*`, `Deno`,
+// `__bootstrap`, or `core`/`primordials`/`internals` members.
+const WALK = `
+  const modules = ['node:assert', 'node:assert/strict', 'node:buffer', 'node:crypto', 'node:events', 'node:path',
+    'node:querystring', 'node:string_decoder', 'node:timers', 'node:timers/promises', 'node:url', 'node:util']
+  const roots = [globalThis]
+  for (const name of modules) roots.push(await import(name))
+  // Lazily made objects, made now so that they are walked too.
+  roots.push(crypto, crypto.subtle, performance, new AbortController(), new Blob(['x']), new URL('https://a.b/?c=d'))
+  const seen = new Set()
+  const found = []
+  const queue = [...roots]
+  const suspicious = /^(op_|ops$|Deno$|__bootstrap$|core$|primordials$|internals$)/
+  while (queue.length) {
+    const value = queue.pop()
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null || seen.has(value)) continue
+    seen.add(value)
+    if (typeof value === 'function' && /^op_/.test(value.name)) found.push('function ' + value.name)
+    queue.push(Object.getPrototypeOf(value))
+    for (const key of Reflect.ownKeys(value)) {
+      const name = typeof key === 'symbol' ? String(key.description) : key
+      if (suspicious.test(name)) found.push(name)
+      const descriptor = Object.getOwnPropertyDescriptor(value, key)
+      queue.push(descriptor.value, descriptor.get, descriptor.set)
+    }
+  }
+  return { objects: seen.size, found }
+`
+
+test('nothing reachable from the global object or any importable module leads to an op or to deno_core', async () => {
+  const { runtime, dispose } = await setup({ computeMs: 20_000 })
+  const result = await runtime.run({ program: WALK, bindings: tools({ echo: async (x) => x }) })
+  await dispose()
+  assert.equal(result.error, undefined, JSON.stringify(result.error))
+  assert.deepStrictEqual(result.value.found, [])
+  // The walk really walked: the web platform and the modules hold over a thousand objects.
+  assert.ok(result.value.objects > 1000, `walked ${result.value.objects} objects`)
+})
+
+test('the ops the web platform uses are unreachable, and those it does not use are gone or disabled', async () => {
+  const { runtime, dispose } = await setup()
+  // Blob URLs would reach a store shared with nothing, but the API is refused all the same.
+  const program = `
+    const refused = []
+    try { URL.createObjectURL(new Blob(['x'])) } catch (e) { refused.push(e.name) }
+    return { refused, fetch: typeof fetch, worker: typeof Worker, port: typeof MessageChannel, broadcast: typeof BroadcastChannel, wasm: typeof WebAssembly }
+  `
+  const result = await runtime.run({ program, bindings: [] })
+  await dispose()
+  assert.deepStrictEqual(result.value, { refused: ['TypeError'], fetch: 'undefined', worker: 'undefined', port: 'undefined', broadcast: 'undefined', wasm: 'undefined' })
+})
+
+test('Web Crypto work that would escape the budgets or the heap cap is refused before it starts', async () => {
+  const { runtime, dispose } = await setup()
+  const refusal = async (call) => (await runtime.run({ program: `try { await ${call}; return 'ran' } catch (e) { return [e.name, e.message] }`, bindings: [] })).value
+  const key = "await crypto.subtle.importKey('raw', new Uint8Array(8), 'PBKDF2', false, ['deriveBits'])"
+  assert.deepStrictEqual(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1e9 }, ${key}, 256)`),
+    ['NotSupportedError', "PBKDF2 is limited to 1000000 iterations here: its work would escape the run's budgets"])
+  // A getter cannot answer one thing to the check and another to the work.
+  const sly = "{ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), get iterations() { return (this.n = (this.n ?? 0) + 1) === 1 ? 10 : 1e9 } }"
+  assert.equal(await refusal(`crypto.subtle.deriveBits(${sly}, ${key}, 256)`), 'ran')
+  assert.deepStrictEqual(await refusal("crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 8192, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign'])"),
+    ['NotSupportedError', 'RSA keys are limited to 4096 bits here: generating larger ones would escape the run\'s budgets'])
+  assert.deepStrictEqual(await refusal(`crypto.subtle.deriveBits({ name: 'Argon2id', memory: 4e9, passes: 1, parallelism: 1, nonce: new Uint8Array(16) }, ${key}, 256)`),
+    ['NotSupportedError', "Argon2 is not available: its memory would escape the run's heap cap"])
+  assert.equal(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1000 }, ${key}, 256)`), 'ran')
+  await dispose()
+})
+
+test('Blob bytes count against the ArrayBuffer cap', async () => {
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 16 })
+  const program = `
+    const chunk = new Uint8Array(4 << 20)
+    const kept = []
+    try { for (let i = 0; i < 64; i++) kept.push(new Blob([chunk])) } catch (e) { return [kept.length < 16, e.name, e.message] }
+    return 'all kept'
+  `
+  const result = await runtime.run({ program, bindings: [] })
+  await dispose()
+  assert.deepStrictEqual(result.value, [true, 'RangeError', "a Blob part of 4194304 bytes does not fit the run's ArrayBuffer memory cap"])
+})

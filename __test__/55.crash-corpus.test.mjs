@@ -51,6 +51,30 @@ describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
   }
 })
 
+describe('a forged host object cannot crash structuredClone', () => {
+  // deno_core's brand for self-serialising objects is a registered symbol, so a program can forge one.
+  const brand = "const brand = Symbol.for('Deno.core.hostObject'); "
+  const cases = {
+    'data that names no deserializer': `${brand}try { structuredClone({ [brand]() { return 1 } }) } catch (e) { return [e.name, e.message] }`,
+    'a type that is an inherited key': `${brand}try { structuredClone({ a: { [brand]() { return { type: '__proto__' } } } }) } catch (e) { return [e.name, e.message] }`,
+  }
+  for (const [name, program] of Object.entries(cases)) {
+    test(name, async () => {
+      const outcome = await lives({}, program)
+      assert.deepStrictEqual(outcome.value, ['Error', 'Failed to deserialize host object'])
+    })
+  }
+  test('a type whose key conversion runs program code: the named deserializer refuses the data', async () => {
+    const program = `${brand}Object.prototype.toString = () => 'Blob'; try { structuredClone({ [brand]() { return { type: {} } } }) } catch (e) { return [e.name, e.message] }`
+    const outcome = await lives({}, program)
+    assert.deepStrictEqual(outcome.value, ['DataCloneError', "Cannot read properties of undefined (reading 'length')"])
+  })
+  test('a real Blob still clones', async () => {
+    const outcome = await lives({}, "const b = structuredClone(new Blob(['abc'], { type: 'text/x' })); return [b.type, await b.text()]")
+    assert.deepStrictEqual(outcome.value, ['text/x', 'abc'])
+  })
+})
+
 describe('binding answers: one that cannot fit is the binding\'s own rejection, one that fits arrives', () => {
   test('100 MB under a 16 MB cap is refused, naming the cap', async () => {
     const outcome = await lives({ maxOldGenerationSizeMb: 16 }, 'return (await tools.answer({})).length', 100_000_000)

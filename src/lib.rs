@@ -28,6 +28,7 @@ mod run;
 pub mod snapshot;
 mod stack;
 pub mod strip;
+mod structured_clone;
 mod thread_clock;
 mod watchdog;
 mod world;

@@ -89,10 +89,12 @@ pub fn to_json_text<'s>(
     over: false,
   };
   let mut stack: Vec<Frame> = Vec::new();
-  // The containers being written (its ancestors) by identity hash: a repeat is a cycle. Hashes
-  // collide, so each bucket holds its containers, and a match is confirmed within it only: a
-  // scan of every ancestor made a million-deep value quadratic.
-  let mut open: HashMap<i32, Vec<v8::Local<'s, v8::Object>>> = HashMap::new();
+  // The containers being written (the value's ancestors), chained by identity hash: a repeat is a
+  // cycle. Hashes collide, so a match is confirmed along its chain only (a scan of every ancestor
+  // made a million-deep value quadratic). `latest` holds each hash's innermost open container,
+  // `links[i]` the next one out for `stack[i]`: flat tables, freed at once when a walk ends.
+  let mut latest: HashMap<i32, usize> = HashMap::new();
+  let mut links: Vec<Option<usize>> = Vec::new();
   let mut pending = Some(value);
   let mut steps: u32 = 0;
 
@@ -106,11 +108,15 @@ pub fn to_json_text<'s>(
       let opened = write_value(scope, &mut out, value, object_prototype, array_prototype)?;
       if let Some(frame) = opened {
         let container = frame.container();
-        let bucket = open.entry(container.get_identity_hash().get()).or_default();
-        if bucket.contains(&container) {
-          return Err(Refusal::NotLossless);
+        let hash = container.get_identity_hash().get();
+        let mut ancestor = latest.get(&hash).copied();
+        while let Some(index) = ancestor {
+          if stack[index].container() == container {
+            return Err(Refusal::NotLossless);
+          }
+          ancestor = links[index];
         }
-        bucket.push(container);
+        links.push(latest.insert(hash, stack.len()));
         stack.push(frame);
       }
     }
@@ -155,10 +161,12 @@ pub fn to_json_text<'s>(
         } else {
           "}"
         });
-        // Containers close innermost first, so the last of a bucket is the one closing.
-        if let Some(bucket) = open.get_mut(&done.container().get_identity_hash().get()) {
-          bucket.pop();
-        }
+        // Containers close innermost first, so the closing one heads its hash's chain.
+        let hash = done.container().get_identity_hash().get();
+        match links.pop().flatten() {
+          Some(outer) => latest.insert(hash, outer),
+          None => latest.remove(&hash),
+        };
       }
     }
   }

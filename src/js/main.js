@@ -24,6 +24,7 @@ for (const name of ['AbortController', 'AbortSignal', 'atob', 'Blob', 'btoa', 'C
   'PerformanceMeasure', 'structuredClone', 'SubtleCrypto', 'TextDecoder', 'TextEncoder', 'URL', 'URLSearchParams']) {
   install(name, web[name]);
 }
+for (const name in web.streams) install(name, web.streams[name]);
 install('performance', web.performance);
 // A getter, as on Node's global object: the object is made on first use.
 ObjectDefineProperty(globalThis, 'crypto', {

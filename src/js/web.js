@@ -20,7 +20,7 @@ const { Event, EventTarget, CustomEvent, ErrorEvent } = load('deno_web/02_event'
 const { structuredClone } = load('deno_web/02_structured_clone');
 const { AbortController, AbortSignal } = load('deno_web/03_abort_signal');
 const { atob, btoa } = load('deno_web/05_base64');
-const { TextEncoder, TextDecoder } = load('deno_web/08_text_encoding');
+const { TextEncoder, TextDecoder, TextEncoderStream, TextDecoderStream } = load('deno_web/08_text_encoding');
 const { Blob, File } = load('deno_web/09_file');
 const { URL, URLSearchParams } = load('deno_web/00_url');
 const {
@@ -32,9 +32,25 @@ const {
   setTimeOrigin,
 } = load('deno_web/15_performance');
 const webCrypto = load('deno_crypto/00_crypto');
-// Loaded here so that they are in the snapshot: deno_web loads them on first use otherwise
-// (Blob.stream(), transfers), and their sources are not kept for later.
-load('deno_web/06_streams');
+// The stream classes are plain JavaScript over the heap, so they fit the run's bounds.
+// CompressionStream is left out: its zlib state lives outside the heap, uncounted.
+const {
+  ByteLengthQueuingStrategy,
+  CountQueuingStrategy,
+  ReadableByteStreamController,
+  ReadableStream,
+  ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest,
+  ReadableStreamDefaultController,
+  ReadableStreamDefaultReader,
+  TransformStream,
+  TransformStreamDefaultController,
+  WritableStream,
+  WritableStreamDefaultController,
+  WritableStreamDefaultWriter,
+} = load('deno_web/06_streams');
+// Loaded here so that it is in the snapshot: deno_web loads it on first use otherwise (events of
+// message ports), and its source is not kept for later.
 load('deno_web/13_message_port');
 
 // Errors that ops raise as DOMExceptions carry their name in the error class (web crypto,
@@ -126,6 +142,25 @@ for (const method of ['deriveBits', 'deriveKey', 'generateKey']) {
   });
 }
 
+/** The stream classes, by global name. */
+const streams = {
+  ByteLengthQueuingStrategy,
+  CountQueuingStrategy,
+  ReadableByteStreamController,
+  ReadableStream,
+  ReadableStreamBYOBReader,
+  ReadableStreamBYOBRequest,
+  ReadableStreamDefaultController,
+  ReadableStreamDefaultReader,
+  TextDecoderStream,
+  TextEncoderStream,
+  TransformStream,
+  TransformStreamDefaultController,
+  WritableStream,
+  WritableStreamDefaultController,
+  WritableStreamDefaultWriter,
+};
+
 export {
   AbortController,
   AbortSignal,
@@ -147,6 +182,7 @@ export {
   PerformanceMark,
   PerformanceMeasure,
   setTimeOrigin,
+  streams,
   structuredClone,
   SubtleCrypto,
   TextDecoder,

@@ -75,6 +75,39 @@ describe('a forged host object cannot crash structuredClone', () => {
   })
 })
 
+describe('the web platform\'s native parts cannot be turned against the host', () => {
+  const key = "const key = await crypto.subtle.importKey('raw', new Uint8Array(8), 'PBKDF2', false, ['deriveBits']); "
+  const cases = {
+    // The slice's bounds overflowed in deno_web's check, then panicked where it cannot unwind.
+    'a Blob part sliced at 2^64': ["const blob = new Blob([new Uint8Array(8192)]); const ref = blob[Object.getOwnPropertySymbols(blob).find((s) => s.description === 'Parts')][0]; try { await ref.slice(2 ** 64, 2 ** 64 + 4096).stream().next(); return 'read' } catch (e) { return [e.name, e.message] }",
+      ['TypeError', 'the Blob slice is outside its part']],
+    // deno_crypto read the member twice and unwrapped the second read.
+    'a JWK whose getter answers once': ["let n = 0; const jwk = { kty: 'RSA', n: 'AQAB', e: 'AQAB', p: 'AQ', q: 'AQ', dp: 'AQ', dq: 'AQ', qi: 'AQ', get d() { return n++ ? undefined : 'AQ' } }; try { await crypto.subtle.importKey('jwk', jwk, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']); return n } catch (e) { return [e.name, n] }",
+      1],
+    // A forged key of a shape deno_crypto never makes reached `unreachable!()` on the isolate thread.
+    'a key forged from clone data': ["try { CryptoKey.fromCloneData({ keyType: 'secret', extractable: true, usages: ['sign'], algorithm: { name: 'HMAC', hash: { name: 'SHA-256' }, length: 256 }, keyData: { privateKey: new Uint8Array(32) } }) } catch (e) { return [e.name, e.message] }",
+      ['TypeError', 'CryptoKey.fromCloneData is not available']],
+    // Symbols of this isolate left in a thread-local would be used by the thread's next isolate.
+    'symbols registered for the next isolate': ["return Crypto.registerSymbols(Symbol('a'), Symbol('b'))", false],
+    'PBKDF2 iterations that answer small, then large': [`let n = 0; ${key}await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: { valueOf() { return n++ ? 4294967295 : 1 } } }, key, 256); return n`,
+      1],
+    'an RSA modulus that wraps to 16384 bits': ["try { await crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: -4294950912, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign']) } catch (e) { return e.name }",
+      'NotSupportedError'],
+    'an algorithm name that turns into Argon2': [`let n = 0; ${key}try { await crypto.subtle.deriveBits({ name: { toString() { return n++ ? 'Argon2id' : 'x' } }, memory: 2097152, passes: 1, parallelism: 1, nonce: new Uint8Array(16) }, key, 256) } catch (e) { return [e.name, n] }`,
+      ['NotSupportedError', 1]],
+    'half a gigabyte of PBKDF2 output': [`${key}try { await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: new Uint8Array(8), iterations: 1 }, key, 2 ** 32 - 8) } catch (e) { return e.name }`,
+      'NotSupportedError'],
+    'six RSA key generations at once': ["const runs = []; for (let i = 0; i < 6; i++) runs.push(crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign']).then(() => 'ok', (e) => e.name)); return await Promise.all(runs)",
+      ['ok', 'ok', 'ok', 'ok', 'OperationError', 'OperationError']],
+  }
+  for (const [name, [program, expected]] of Object.entries(cases)) {
+    test(name, async () => {
+      const outcome = await lives({ computeMs: 5000 }, program)
+      assert.deepStrictEqual(outcome.value, expected, JSON.stringify(outcome))
+    })
+  }
+})
+
 describe('binding answers: one that cannot fit is the binding\'s own rejection, one that fits arrives', () => {
   test('100 MB under a 16 MB cap is refused, naming the cap', async () => {
     const outcome = await lives({ maxOldGenerationSizeMb: 16 }, 'return (await tools.answer({})).length', 100_000_000)

@@ -2,11 +2,12 @@
 // Builds the addon (`--release` for the optimised build): first the `dsh-snapshot` tool, which
 // writes the startup snapshot in a process of its own, then the `.node` that embeds it.
 //
-// Every input of the snapshot (the world's JavaScript, the extension, V8's flags) is compiled into
-// the tool, so the tool's bytes stand for all of them: when they are unchanged since the snapshot
-// was written, the snapshot is kept, its mtime too, and cargo does not rebuild the addon.
+// The snapshot's inputs are the tool's bytes (the extensions, V8's flags, the vendored and `node:`
+// modules are compiled into it) and the world's modules in src/js/, which deno_core reads from
+// disk while the snapshot is made: when none has changed since the snapshot was written, the
+// snapshot is kept, its mtime too, and cargo does not rebuild the addon.
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { hostTarget, root, run } from './cargo.mjs'
 
@@ -18,15 +19,20 @@ const step = (status) => { if (status !== 0) process.exit(status) }
 step(run('cargo', ['build', '--bin', 'dsh-snapshot', '--target', target, ...(release ? ['--release'] : [])]))
 const tool = join(root, 'target', target, profile, 'dsh-snapshot')
 const snapshot = join(root, 'target', `dsh-snapshot.${profile}.bin`)
-const stamp = `${snapshot}.tool-sha256`
-const toolHash = createHash('sha256').update(readFileSync(tool)).digest('hex')
-const current = existsSync(snapshot) && existsSync(stamp) && readFileSync(stamp, 'utf8') === toolHash
+const stamp = `${snapshot}.inputs-sha256`
+const inputs = createHash('sha256').update(readFileSync(tool))
+const world = join(root, 'src', 'js')
+for (const file of readdirSync(world, { recursive: true }).sort()) {
+  if (file.endsWith('.js')) inputs.update(`\0${file}\0`).update(readFileSync(join(world, file)))
+}
+const inputsHash = inputs.digest('hex')
+const current = existsSync(snapshot) && existsSync(stamp) && readFileSync(stamp, 'utf8') === inputsHash
 if (current) {
   console.log(`dsh-snapshot: inputs unchanged, keeping ${snapshot}`)
 } else {
   rmSync(stamp, { force: true })
   step(run(tool, [snapshot]))
-  writeFileSync(stamp, toolHash)
+  writeFileSync(stamp, inputsHash)
 }
 
 const napi = join(root, 'node_modules', '.bin', 'napi')

@@ -248,6 +248,27 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
   })
 }
 
+/// What deno_web's Blob asks of `op_blob_slice_part`.
+#[derive(deno_core::FromV8)]
+pub struct SliceOptions {
+  start: usize,
+  len: usize,
+}
+
+/// A slice of a Blob part, in place of deno_web's `op_blob_slice_part`, whose bounds check could
+/// overflow (see `world::SlicedPart`).
+#[op2]
+pub fn op_dsh_blob_slice_part(
+  state: &mut OpState,
+  #[scoped] id: uuid::Uuid,
+  #[scoped] options: SliceOptions,
+) -> Result<uuid::Uuid, JsErrorBox> {
+  state
+    .borrow::<Arc<CountedBlobStore>>()
+    .insert_slice(&id, options.start, options.len)
+    .ok_or_else(|| JsErrorBox::type_error("the Blob slice is outside its part"))
+}
+
 deno_core::extension!(
   dsh,
   deps = [deno_webidl, deno_web, deno_crypto],
@@ -264,6 +285,7 @@ deno_core::extension!(
     op_dsh_digest,
     op_dsh_hmac,
     op_dsh_blob_create_part,
+    op_dsh_blob_slice_part,
     crate::structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
@@ -271,6 +293,7 @@ deno_core::extension!(
   options = { blobs: Arc<CountedBlobStore> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&op_dsh_blob_create_part()),
+    "op_blob_slice_part" => op.with_implementation_from(&op_dsh_blob_slice_part()),
     "op_structured_clone" => op.with_implementation_from(&crate::structured_clone::op_dsh_structured_clone()),
     name if crate::world::is_refused_op(name) => op.disable(),
     _ => op,

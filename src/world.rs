@@ -143,9 +143,43 @@ impl CountedBlobStore {
   }
 }
 
+/// A slice of a stored part, validated with checked arithmetic: deno_web's own check adds the
+/// program's `start` and `len` unchecked, and the sum wrapped past a 2^64 offset, passed, and
+/// panicked later where it cannot unwind.
+#[derive(Debug)]
+struct SlicedPart {
+  part: Arc<dyn BlobPart + Send + Sync>,
+  start: usize,
+  len: usize,
+}
+
+#[async_trait::async_trait]
+impl BlobPart for SlicedPart {
+  async fn read<'a>(&'a self) -> &'a [u8] {
+    let whole = self.part.read().await;
+    // Checked when the slice was made; an empty slice if a part ever shrank.
+    whole.get(self.start..self.start + self.len).unwrap_or_default()
+  }
+
+  fn size(&self) -> usize {
+    self.len
+  }
+}
+
+impl CountedBlobStore {
+  /// A slice of `len` bytes from `start` of part `id`; `None` if the part is gone or too short.
+  pub fn insert_slice(&self, id: &Uuid, start: usize, len: usize) -> Option<Uuid> {
+    let part = self.parts.get_part(id)?;
+    let end = start.checked_add(len)?;
+    if end > part.size() {
+      return None;
+    }
+    Some(self.parts.insert_part(Arc::new(SlicedPart { part, start, len })))
+  }
+}
+
 impl BlobStoreTrait for CountedBlobStore {
   fn insert_part(&self, part: Arc<dyn BlobPart + Send + Sync>) -> Uuid {
-    // Slices of stored parts: they share the parts' bytes.
     self.parts.insert_part(part)
   }
 

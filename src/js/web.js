@@ -7,8 +7,12 @@ import { core, primordials } from 'ext:core/mod.js';
 const load = (name) => core.loadExtScript(`ext:${name}.js`);
 
 const {
+  JSONParse,
+  JSONStringify,
+  MathCeil,
   Number: NumberCtor,
   ObjectDefineProperty,
+  PromisePrototypeThen,
   PromiseReject,
   ReflectApply,
   StringPrototypeStartsWith,
@@ -91,56 +95,129 @@ function getCrypto() {
 
 // Web Crypto runs its costly work on tokio's blocking threads, outside the run's busy time and
 // beyond the reach of termination, and Argon2 allocates outside the heap cap. What an algorithm
-// may cost is bounded here, before any work starts; the checked members are copied, so a getter
-// cannot answer differently when deno_crypto reads them again.
-const MAX_PBKDF2_ITERATIONS = 1_000_000;
+// may cost is bounded here, before any work starts. Every member the bound depends on is read
+// once and passed on as a plain value, so a getter cannot answer differently when deno_crypto
+// reads it again.
+const MAX_PBKDF2_WORK = 1_000_000; // iterations x 160-bit blocks of output
+const MAX_DERIVED_BITS = 65_536;
 const MAX_RSA_MODULUS_BITS = 4096;
+// Costly operations (RSA keys, PBKDF2) a run may have in flight at once: each may outlive the run.
+const MAX_COSTLY_IN_FLIGHT = 4;
+let costlyInFlight = 0;
 
-const isArgon2 = (name) => StringPrototypeStartsWith(StringPrototypeToLowerCase(name), 'argon2');
+function notSupported(message) {
+  return new DOMException(message, 'NotSupportedError');
+}
 
-function bounded(algorithm) {
-  if (algorithm === null || typeof algorithm !== 'object') {
-    if (isArgon2(`${algorithm}`)) throw refusedAlgorithm('Argon2');
-    return algorithm;
-  }
-  const name = `${algorithm.name}`;
+/** `algorithm` with its name read once; `null` for a name given as a string. */
+function named(algorithm) {
+  if (algorithm === null || typeof algorithm !== 'object') return { name: `${algorithm}`, own: null };
+  return { name: `${algorithm.name}`, own: algorithm };
+}
+
+/** The algorithm to pass on, and whether the operation is costly; throws past a bound. */
+function bounded(algorithm, bits) {
+  const { name, own } = named(algorithm);
   const lower = StringPrototypeToLowerCase(name);
-  if (isArgon2(name)) throw refusedAlgorithm('Argon2');
+  if (StringPrototypeStartsWith(lower, 'argon2')) {
+    throw notSupported("Argon2 is not available: its memory would escape the run's heap cap");
+  }
+  if (own === null) return { algorithm: name, costly: false };
   if (lower === 'pbkdf2') {
-    const copy = { name, hash: algorithm.hash, salt: algorithm.salt, iterations: algorithm.iterations };
-    if (NumberCtor(copy.iterations) > MAX_PBKDF2_ITERATIONS) {
-      throw new DOMException(`PBKDF2 is limited to ${MAX_PBKDF2_ITERATIONS} iterations here: its work would escape the run's budgets`, 'NotSupportedError');
+    const iterations = NumberCtor(own.iterations);
+    const length = bits === undefined ? 0 : NumberCtor(bits);
+    const blocks = MathCeil(length / 160) || 1;
+    if (!(iterations >= 1 && length <= MAX_DERIVED_BITS && iterations * blocks <= MAX_PBKDF2_WORK)) {
+      throw notSupported(`PBKDF2 is limited to ${MAX_PBKDF2_WORK} iterations of 160 output bits, and to ${MAX_DERIVED_BITS} bits, here: its work would escape the run's budgets`);
     }
-    return copy;
+    return { algorithm: { name, hash: own.hash, salt: own.salt, iterations }, costly: true };
   }
-  if (StringPrototypeStartsWith(lower, 'rsa')) {
-    const copy = { name, modulusLength: algorithm.modulusLength, publicExponent: algorithm.publicExponent, hash: algorithm.hash };
-    if (NumberCtor(copy.modulusLength) > MAX_RSA_MODULUS_BITS) {
-      throw new DOMException(`RSA keys are limited to ${MAX_RSA_MODULUS_BITS} bits here: generating larger ones would escape the run's budgets`, 'NotSupportedError');
+  if (StringPrototypeStartsWith(lower, 'rsa') && own.modulusLength !== undefined) {
+    const modulusLength = NumberCtor(own.modulusLength);
+    if (!(modulusLength > 0 && modulusLength <= MAX_RSA_MODULUS_BITS)) {
+      throw notSupported(`RSA keys are limited to ${MAX_RSA_MODULUS_BITS} bits here: generating larger ones would escape the run's budgets`);
     }
-    return copy;
+    return { algorithm: { name, modulusLength, publicExponent: own.publicExponent, hash: own.hash }, costly: true };
   }
-  return algorithm;
+  // Every other member is read through, but the name is now fixed.
+  return { algorithm: { __proto__: own, name }, costly: false };
 }
 
-function refusedAlgorithm(name) {
-  return new DOMException(`${name} is not available: its memory would escape the run's heap cap`, 'NotSupportedError');
+/** The output length a deriveKey's target key type asks for, read once. */
+function derivedKeyType(type) {
+  const { name, own } = named(type);
+  if (own === null) return { type: name, bits: undefined };
+  const bits = own.length === undefined ? undefined : NumberCtor(own.length);
+  // An HMAC key without a length is as long as its hash's block: at most 1024 bits.
+  return { type: { __proto__: own, name, length: bits }, bits: bits ?? 1024 };
 }
 
-for (const method of ['deriveBits', 'deriveKey', 'generateKey']) {
+function guard(method, prepare) {
   const native = SubtleCrypto.prototype[method];
   ObjectDefineProperty(SubtleCrypto.prototype, method, {
     __proto__: null,
-    value: { [method](algorithm, ...rest) {
+    value: { [method](...args) {
+      let costly;
       try {
-        algorithm = bounded(algorithm);
+        costly = prepare(args);
+        if (costly && costlyInFlight >= MAX_COSTLY_IN_FLIGHT) {
+          throw new DOMException(`at most ${MAX_COSTLY_IN_FLIGHT} RSA key generations and PBKDF2 derivations may be in flight at once here`, 'OperationError');
+        }
       } catch (error) {
         return PromiseReject(error);
       }
-      return ReflectApply(native, this, [algorithm, ...rest]);
+      if (!costly) return ReflectApply(native, this, args);
+      costlyInFlight++;
+      const done = () => { costlyInFlight--; };
+      const promise = ReflectApply(native, this, args);
+      PromisePrototypeThen(promise, done, done);
+      return promise;
     } }[method],
   });
 }
+
+guard('generateKey', (args) => {
+  const { algorithm, costly } = bounded(args[0]);
+  args[0] = algorithm;
+  return costly;
+});
+guard('deriveBits', (args) => {
+  const bits = args[2] === undefined || args[2] === null ? args[2] : NumberCtor(args[2]);
+  args[2] = bits;
+  const { algorithm, costly } = bounded(args[0], bits);
+  args[0] = algorithm;
+  return costly;
+});
+guard('deriveKey', (args) => {
+  const { type, bits } = derivedKeyType(args[2]);
+  args[2] = type;
+  const { algorithm, costly } = bounded(args[0], bits);
+  args[0] = algorithm;
+  return costly;
+});
+// A JWK is read once, into plain data: deno_crypto reads some members twice and unwraps the
+// second read.
+guard('importKey', (args) => {
+  const [format, keyData] = args;
+  if (format === 'jwk' && keyData !== null && typeof keyData === 'object') args[1] = JSONParse(JSONStringify(keyData));
+  return false;
+});
+
+// deno_crypto's static methods for its own glue and for Node's KeyObject interop: with them a
+// program could forge keys of any shape (which reach an `unreachable!()` that aborts the process)
+// or leave symbols of its isolate in a thread-local that later isolates on the thread use.
+// deno_crypto calls `Crypto.create` and `SubtleCrypto.create` once, lazily, and
+// `registerSymbols` with a symbol this world lacks (so it registers nothing, as now for anyone);
+// the others it calls only for Node interop and for cloning keys, which this world does without.
+for (const name of ['fromCloneData', 'exportNodeMaterial', 'importSync']) {
+  ObjectDefineProperty(CryptoKey, name, {
+    __proto__: null,
+    value: function unavailable() {
+      throw new TypeError(`CryptoKey.${name} is not available`);
+    },
+  });
+}
+ObjectDefineProperty(Crypto, 'registerSymbols', { __proto__: null, value: function registerSymbols() { return false; } });
 
 /** The stream classes, by global name. */
 const streams = {

@@ -88,3 +88,17 @@ test('Blob bytes count against the ArrayBuffer cap', async () => {
   await dispose()
   assert.deepStrictEqual(result.value, [true, 'RangeError', "a Blob part of 4194304 bytes does not fit the run's ArrayBuffer memory cap"])
 })
+
+test('TextEncoder output counts against the ArrayBuffer cap', async () => {
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 5000 })
+  const program = `
+    const kept = []
+    try { for (let i = 0; i < 100; i++) kept.push(new TextEncoder().encode('a'.repeat(1 << 24))) } catch (e) { return [kept.length, e.name] }
+    return 'all kept'
+  `
+  const result = await runtime.run({ program, bindings: [] })
+  const exact = await runtime.run({ program: "const e = new TextEncoder(); return [[...e.encode('ab😀c')], e.encode('é'.repeat(10)).buffer.byteLength]", bindings: [] })
+  await dispose()
+  assert.deepStrictEqual(result.value, [3, 'RangeError'])
+  assert.deepStrictEqual(exact.value, [[97, 98, 240, 159, 152, 128, 99], 20])
+})

@@ -12,6 +12,11 @@ const {
   MathCeil,
   Number: NumberCtor,
   ObjectDefineProperty,
+  ObjectPrototypeIsPrototypeOf,
+  StringPrototypeSlice,
+  TypedArrayPrototypeSet,
+  TypedArrayPrototypeSlice,
+  TypedArrayPrototypeSubarray,
   PromisePrototypeThen,
   PromiseReject,
   ReflectApply,
@@ -56,6 +61,30 @@ const {
 // Loaded here so that it is in the snapshot: deno_web loads it on first use otherwise (events of
 // message ports), and its source is not kept for later.
 load('deno_web/13_message_port');
+
+// deno_web's encode returns a buffer made outside the run's counting allocator; encoding into one
+// the program's heap accounts for keeps the ArrayBuffer cap whole. A byte per UTF-16 unit holds
+// ASCII; what does not fit takes at most three bytes a unit.
+const nativeEncodeInto = TextEncoder.prototype.encodeInto;
+const encoder = new TextEncoder();
+ObjectDefineProperty(TextEncoder.prototype, 'encode', {
+  __proto__: null,
+  value: function encode(input = '') {
+    if (!ObjectPrototypeIsPrototypeOf(TextEncoderPrototype, this)) throw new TypeError('Illegal invocation');
+    const text = `${input}`;
+    let bytes = new Uint8Array(text.length);
+    let { read, written } = ReflectApply(nativeEncodeInto, encoder, [text, bytes]);
+    if (read < text.length) {
+      const rest = StringPrototypeSlice(text, read);
+      const larger = new Uint8Array(written + rest.length * 3);
+      TypedArrayPrototypeSet(larger, TypedArrayPrototypeSubarray(bytes, 0, written));
+      written += ReflectApply(nativeEncodeInto, encoder, [rest, TypedArrayPrototypeSubarray(larger, written)]).written;
+      bytes = larger;
+    }
+    return written === bytes.length ? bytes : TypedArrayPrototypeSlice(bytes, 0, written);
+  },
+});
+const TextEncoderPrototype = TextEncoder.prototype;
 
 // Errors that ops raise as DOMExceptions carry their name in the error class (web crypto,
 // base64, random values); each becomes the DOMException it names.

@@ -13,11 +13,12 @@ pub fn create() -> Box<[u8]> {
   // Compile every function of the world now, so isolates start with its code ready. Without a
   // fixed GC schedule (V8 otherwise times its collections), the random numbers V8 draws for
   // symbol hashes came in a different order in about one run in five: different bytes.
+  // The platform starts here, before the runtime (the native-object heap needs it), so deno_core
+  // does not get to add its own snapshot flags: they are given here with ours.
   v8::V8::set_flags_from_string(&format!(
-    "{} --no-lazy --predictable-gc-schedule",
+    "{} --no-lazy --predictable-gc-schedule --predictable --random-seed=42",
     crate::platform::V8_FLAGS
   ));
-  // Before the runtime: its native-object heap needs the platform.
   deno_core::JsRuntime::init_platform(None);
   let tokio = crate::isolate::event_loop().expect("a tokio runtime");
   let _entered = tokio.enter();

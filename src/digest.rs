@@ -69,8 +69,14 @@ mod tests {
     let abc = |name| hex(&digest(Algorithm::parse(name).unwrap(), b"abc"));
     assert_eq!(abc("md5"), "900150983cd24fb0d6963f7d28e17f72");
     assert_eq!(abc("sha1"), "a9993e364706816aba3e25717850c26c9cd0d89d");
-    assert_eq!(abc("sha224"), "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7");
-    assert_eq!(abc("sha256"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    assert_eq!(
+      abc("sha224"),
+      "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"
+    );
+    assert_eq!(
+      abc("sha256"),
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
     assert_eq!(
       abc("sha384"),
       "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"
@@ -81,7 +87,10 @@ mod tests {
   #[test]
   fn hmacs_match_rfc_4231_case_2() {
     let tag = hmac(Algorithm::Sha256, b"Jefe", b"what do ya want for nothing?");
-    assert_eq!(hex(&tag), "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+    assert_eq!(
+      hex(&tag),
+      "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+    );
   }
 
   #[test]

@@ -13,9 +13,13 @@ pub struct NodeModules;
 fn refusal(specifier: &str) -> String {
   let name = specifier.strip_prefix("node:").unwrap_or(specifier);
   let reason = if crate::world::is_authority_module(name) {
-    "it would give the program authority over the host (files, processes, network, threads or host facts)".to_owned()
+    "it would give the program authority over the host (files, processes, network, threads or host facts)"
+      .to_owned()
   } else if specifier.starts_with("node:") {
-    format!("this runtime provides only the built-in modules that need no authority: {}", crate::world::node_module_names())
+    format!(
+      "this runtime provides only the built-in modules that need no authority: {}",
+      crate::world::node_module_names()
+    )
   } else if specifier.starts_with('.') || specifier.starts_with('/') || specifier.contains(':') {
     "programs run without files or network, so relative paths and URLs load nothing".to_owned()
   } else {

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use deno_core::{JsRuntime, OpState, op2, v8};
 use deno_error::JsErrorBox;
 
+use crate::digest;
 use crate::ledger::{Ending, FailureKind};
 use crate::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
 use crate::run::{BindingDispatch, RunShared};
 use crate::stack::render_thrown;
-use crate::digest;
 use crate::world::CountedBlobStore;
 
 /// What the ops of one run share, kept in its `OpState`.
@@ -240,12 +240,15 @@ fn hash_algorithm(name: &str) -> Result<digest::Algorithm, JsErrorBox> {
 /// `op_blob_create_part`, which has no limit.
 #[op2]
 pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Result<uuid::Uuid, JsErrorBox> {
-  state.borrow::<Arc<CountedBlobStore>>().insert_copy(data).ok_or_else(|| {
-    JsErrorBox::range_error(format!(
-      "a Blob part of {} bytes does not fit the run's ArrayBuffer memory cap",
-      data.len()
-    ))
-  })
+  state
+    .borrow::<Arc<CountedBlobStore>>()
+    .insert_copy(data)
+    .ok_or_else(|| {
+      JsErrorBox::range_error(format!(
+        "a Blob part of {} bytes does not fit the run's ArrayBuffer memory cap",
+        data.len()
+      ))
+    })
 }
 
 /// What deno_web's Blob asks of `op_blob_slice_part`.

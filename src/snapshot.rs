@@ -10,13 +10,15 @@ use crate::buffers::BufferBudget;
 
 /// Builds the world in a snapshotting runtime and returns the snapshot's bytes.
 pub fn create() -> Box<[u8]> {
-  // Compile every function of the world now, so isolates start with its code ready. Without a
-  // fixed GC schedule (V8 otherwise times its collections), the random numbers V8 draws for
-  // symbol hashes came in a different order in about one run in five: different bytes.
-  // The platform starts here, before the runtime (the native-object heap needs it), so deno_core
-  // does not get to add its own snapshot flags: they are given here with ours.
+  // Functions compile lazily, as V8's default: compiled ahead (`--no-lazy`), deno_web's code made
+  // the snapshot so large that restoring it took 7.5 ms. The world's `start`, which every run
+  // calls, is compiled with its module (see world.js). Without a fixed GC schedule (V8 otherwise
+  // times its collections), the random numbers V8 draws for symbol hashes came in a different
+  // order in about one run in five: different bytes. The platform starts here, before the runtime
+  // (the native-object heap needs it), so deno_core does not add its own snapshot flags: they are
+  // given here with ours.
   v8::V8::set_flags_from_string(&format!(
-    "{} --no-lazy --predictable-gc-schedule --predictable --random-seed=42",
+    "{} --predictable-gc-schedule --predictable --random-seed=42",
     crate::platform::V8_FLAGS
   ));
   deno_core::JsRuntime::init_platform(None);

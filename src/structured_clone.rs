@@ -5,8 +5,8 @@
 //! whole process.
 
 use deno_core::{op2, v8};
-use v8::{ValueDeserializerHelper as _, ValueSerializerHelper as _};
 use deno_error::JsErrorBox;
+use v8::{ValueDeserializerHelper as _, ValueSerializerHelper as _};
 
 /// deno_core's brand for objects that serialise themselves (Blob): a function under this symbol
 /// returns the data to clone, and the `type` of that data names the deserializer.
@@ -35,7 +35,11 @@ impl v8::ValueSerializerImpl for Delegate<'_> {
     true
   }
 
-  fn is_host_object<'s>(&self, scope: &mut v8::PinScope<'s, '_>, object: v8::Local<'s, v8::Object>) -> Option<bool> {
+  fn is_host_object<'s>(
+    &self,
+    scope: &mut v8::PinScope<'s, '_>,
+    object: v8::Local<'s, v8::Object>,
+  ) -> Option<bool> {
     object.has(scope, self.brand.into())
   }
 

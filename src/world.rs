@@ -27,7 +27,10 @@ pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
   let mut web = deno_web::deno_web::init(blobs, None, false, Default::default());
   // Left out, not merely disabled: every op and native class costs each isolate at start-up.
   web.ops.to_mut().retain(|op| !is_refused_op(op.name));
-  web.objects.to_mut().retain(|object| !UNUSED_CLASSES.contains(&object.name.0));
+  web
+    .objects
+    .to_mut()
+    .retain(|object| !UNUSED_CLASSES.contains(&object.name.0));
   vec![
     deno_webidl::deno_webidl::init(),
     web,
@@ -78,7 +81,11 @@ pub fn node_module(specifier: &str) -> Option<&'static str> {
 
 /// The importable modules, for messages.
 pub fn node_module_names() -> String {
-  NODE_MODULES.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
+  NODE_MODULES
+    .iter()
+    .map(|(name, _)| *name)
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// Ops that the world does not use: deno_core's printing, panicking, evaluation and resource
@@ -137,7 +144,9 @@ impl CountedBlobStore {
     if !self.buffers.reserve(data.len()) {
       return None;
     }
-    let id = self.parts.insert_part(Arc::new(InMemoryBlobPart::from(data.to_vec())));
+    let id = self
+      .parts
+      .insert_part(Arc::new(InMemoryBlobPart::from(data.to_vec())));
     crate::lock(&self.counted).insert(id, data.len());
     Some(id)
   }
@@ -198,7 +207,11 @@ impl BlobStoreTrait for CountedBlobStore {
     self.parts.get_object_url(url)
   }
 
-  fn insert_object_url(&self, blob: deno_web::Blob, location: Option<deno_core::url::Url>) -> deno_core::url::Url {
+  fn insert_object_url(
+    &self,
+    blob: deno_web::Blob,
+    location: Option<deno_core::url::Url>,
+  ) -> deno_core::url::Url {
     self.parts.insert_object_url(blob, location)
   }
 
@@ -217,9 +230,32 @@ impl BlobStoreTrait for CountedBlobStore {
 /// the host, by bare name: named so that `import('fs')` says why, not "no packages".
 pub fn is_authority_module(name: &str) -> bool {
   const AUTHORITY: &[&str] = &[
-    "fs", "fs/promises", "child_process", "net", "http", "https", "http2", "dgram", "dns", "dns/promises",
-    "tls", "worker_threads", "cluster", "os", "process", "vm", "v8", "module", "inspector", "repl", "tty",
-    "readline", "readline/promises", "wasi", "sqlite", "trace_events",
+    "fs",
+    "fs/promises",
+    "child_process",
+    "net",
+    "http",
+    "https",
+    "http2",
+    "dgram",
+    "dns",
+    "dns/promises",
+    "tls",
+    "worker_threads",
+    "cluster",
+    "os",
+    "process",
+    "vm",
+    "v8",
+    "module",
+    "inspector",
+    "repl",
+    "tty",
+    "readline",
+    "readline/promises",
+    "wasi",
+    "sqlite",
+    "trace_events",
   ];
   AUTHORITY.contains(&name)
 }

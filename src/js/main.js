@@ -3,6 +3,8 @@
 
 import { core } from 'ext:core/mod.js';
 import 'ext:dsh/interruptible.js';
+// Evaluated here so that the node: modules, loaded later, find it in the snapshot.
+import 'ext:dsh/node_errors.js';
 import * as web from 'ext:dsh/web.js';
 import * as world from 'ext:dsh/world.js';
 import { Buffer } from 'ext:dsh/buffer.js';

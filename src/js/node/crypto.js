@@ -6,6 +6,7 @@ import { inspect } from 'ext:dsh/inspect.js';
 import { getCrypto } from 'ext:dsh/web.js';
 import { setImmediate } from 'ext:dsh/world.js';
 import { Buffer } from 'node:buffer';
+import { invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypePush,
@@ -18,11 +19,9 @@ const {
   NumberIsInteger,
   NumberIsNaN,
   NumberIsSafeInteger,
-  ObjectDefineProperty,
   RangeError,
   ReflectApply,
   SafeSet,
-  StringPrototypeIncludes,
   StringPrototypeReplace,
   StringPrototypeSlice,
   StringPrototypeToLowerCase,
@@ -50,36 +49,10 @@ const { subtle } = webcrypto;
 const kMaxLength = 2147483647;
 const kMaxRandomRange = 2 ** 48 - 1;
 
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
-
 // The errors Node's C++ layer throws carry the code without naming it in the header.
 function withCode(error, code) {
   error.code = code;
   return error;
-}
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
 }
 
 // '281474976710657' as '281_474_976_710_657'.

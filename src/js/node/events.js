@@ -6,13 +6,13 @@ import { primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import { AbortSignal, EventTarget } from 'ext:dsh/web.js';
 import { require } from 'ext:dsh/vendor.js';
+import { invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypePush,
   ArrayPrototypeShift,
   ArrayPrototypeSlice,
   Error,
-  ObjectDefineProperty,
   ObjectGetPrototypeOf,
   ObjectPrototypeIsPrototypeOf,
   ObjectSetPrototypeOf,
@@ -20,39 +20,11 @@ const {
   PromiseReject,
   PromiseResolve,
   ReflectApply,
-  StringPrototypeIncludes,
-  StringPrototypeSlice,
   Symbol,
   TypeError,
 } = primordials;
 const { addEventListener, removeEventListener } = EventTarget.prototype;
 const AsyncIteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf(async function* () {}).prototype);
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
-}
 
 class AbortError extends Error {
   constructor(message = 'The operation was aborted', options = undefined) {

@@ -3,19 +3,16 @@
 // surrogate pair, base64 by 3-byte group.
 
 import { core, primordials } from 'ext:core/mod.js';
-import { inspect } from 'ext:dsh/inspect.js';
 import { TextDecoder } from 'ext:dsh/web.js';
 import { Buffer } from 'node:buffer';
+import { invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   DataViewPrototypeGetBuffer,
   DataViewPrototypeGetByteLength,
   DataViewPrototypeGetByteOffset,
   MathMin,
-  ObjectDefineProperty,
   ReflectApply,
-  StringPrototypeIncludes,
-  StringPrototypeSlice,
   StringPrototypeToLowerCase,
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
@@ -27,32 +24,6 @@ const {
   Uint8Array,
 } = primordials;
 const { op_is_array_buffer_view: isArrayBufferView, op_is_data_view: isDataView } = core.ops;
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
-}
 
 const encodings = {
   __proto__: null,

@@ -2,48 +2,19 @@
 // signal's reason as its cause.
 
 import { primordials } from 'ext:core/mod.js';
-import { inspect } from 'ext:dsh/inspect.js';
 import { AbortSignal, EventTarget } from 'ext:dsh/web.js';
 import { clearImmediate, clearInterval, clearTimeout, setImmediate, setInterval, setTimeout } from 'ext:dsh/world.js';
+import { invalidArgType } from 'ext:dsh/node_errors.js';
 
 const {
   Error,
-  ObjectDefineProperty,
   ObjectPrototypeIsPrototypeOf,
   Promise,
   PromiseReject,
   ReflectApply,
-  StringPrototypeIncludes,
-  StringPrototypeSlice,
   TypeError,
 } = primordials;
 const { addEventListener, removeEventListener } = EventTarget.prototype;
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
-}
 
 class AbortError extends Error {
   constructor(message = 'The operation was aborted', options = undefined) {

@@ -5,12 +5,12 @@ import { inspect } from 'ext:dsh/inspect.js';
 import { URL, URLSearchParams } from 'ext:dsh/web.js';
 import path from 'node:path';
 import querystring from 'node:querystring';
+import { invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   decodeURIComponent,
   encodeURIComponent,
   NumberPrototypeToString,
-  ObjectDefineProperty,
   ObjectPrototypeIsPrototypeOf,
   RegExpPrototypeExec,
   SafeSet,
@@ -26,32 +26,6 @@ const {
   StringPrototypeTrim,
   TypeError,
 } = primordials;
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
-}
 
 const isURL = (value) => ObjectPrototypeIsPrototypeOf(URL.prototype, value);
 

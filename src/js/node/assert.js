@@ -4,6 +4,7 @@
 import { core, primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import util from 'node:util';
+import { nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypeJoin,
@@ -30,16 +31,6 @@ const {
 const { op_is_native_error: isNativeError, op_is_promise: isPromise, op_is_reg_exp: isRegExp } = core.ops;
 
 const isDeepEqual = util[SymbolFor('dsh.node.util.isDeepEqual')];
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
 
 // A value as Node's argument errors describe it.
 function describe(value) {

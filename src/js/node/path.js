@@ -2,12 +2,12 @@
 
 import { primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
+import { nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypeJoin,
   ArrayPrototypePop,
   ArrayPrototypePush,
-  ObjectDefineProperty,
   StringPrototypeCharCodeAt,
   StringPrototypeEndsWith,
   StringPrototypeLastIndexOf,
@@ -18,16 +18,6 @@ const {
 
 const SLASH = 47;
 const DOT = 46;
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
 
 function invalidArgType(name, expected, value) {
   let shown;

@@ -7,6 +7,7 @@ import { inspect as render } from 'ext:dsh/inspect.js';
 import { TextDecoder, TextEncoder, URL } from 'ext:dsh/web.js';
 import { queueMicrotask, setImmediate, setTimeout } from 'ext:dsh/world.js';
 import timersPromises from 'node:timers/promises';
+import { nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayBufferPrototypeGetByteLength,
@@ -73,16 +74,6 @@ const {
 } = primordials;
 // deno_core's type checks: V8's own, as Node's util.types are.
 const ops = core.ops;
-
-// Node's internal errors: `code` own and enumerable, and named in the stack's header.
-function nodeError(Base, code, message) {
-  const error = new Base(message);
-  ObjectDefineProperty(error, 'name', { __proto__: null, value: `${error.name} [${code}]`, configurable: true });
-  error.stack;
-  delete error.name;
-  error.code = code;
-  return error;
-}
 
 function invalidArgType(name, expected, value) {
   let shown;

@@ -36,6 +36,20 @@ describe('nesting cannot crash the stripper', () => {
   })
 })
 
+describe('a cap smaller than the world still runs programs', () => {
+  // The world restored from the snapshot holds about 2 MB of heap; at caps of 6 MB and below, V8
+  // once ran out of heap while creating the isolate, where no hook can catch it.
+  for (const mb of [1, 4]) {
+    test(`${mb} MB: a program runs, and one that outgrows the cap ends as a heap worker-exit`, async () => {
+      assert.equal((await lives({ maxOldGenerationSizeMb: mb }, 'return 1')).value, 1)
+      for (const program of ['const a = []; for (;;) a.push({ n: a.length })', 'return new Array(2 ** 23).fill(0).length']) {
+        const outcome = await lives({ maxOldGenerationSizeMb: mb, computeMs: 10_000 }, program)
+        assert.deepStrictEqual([outcome.kind, outcome.message], ['worker-exit', heapMessage(mb)])
+      }
+    })
+  }
+})
+
 describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
   const cases = [
     [64, "return 'a'.repeat(3e8).toUpperCase().length"],

@@ -36,6 +36,13 @@ const NEVER_SETTLES: &str =
 /// 2^29 - 24 two-byte characters, or a FixedArray of at most 2^27 eight-byte elements.
 const LARGEST_ALLOCATION: usize = 1 << 30 | 1 << 28;
 
+/// Room in the old generation for the world a program starts in: the snapshot's heap and the
+/// world's own objects take about 2 MB before any program runs. V8 gets it on top of its share of
+/// the program's cap, because the snapshot is restored before a near-limit hook can exist: a cap
+/// too small for the world (6 MB and below, where V8 gives most of a small heap to the young
+/// generation) ended on V8's fatal out-of-memory path while the isolate was being created.
+const WORLD_HEAP: usize = 4 << 20;
+
 /// Isolate threads alive right now, in this process (prepared ones included).
 static LIVE_ISOLATE_THREADS: AtomicUsize = AtomicUsize::new(0);
 
@@ -98,6 +105,8 @@ impl PreparedIsolate {
       .cpp_heap(cpp_heap())
       .heap_limits(0, heap_bytes)
       .array_buffer_allocator(counting_allocator(&buffers));
+    let old_generation = create_params.max_old_generation_size_in_bytes();
+    let create_params = create_params.set_max_old_generation_size_in_bytes(old_generation + WORLD_HEAP);
     let mut js = JsRuntime::try_new(RuntimeOptions {
       extensions: crate::world::extensions(buffers.clone()),
       module_loader: Some(Rc::new(crate::modules::NodeModules)),

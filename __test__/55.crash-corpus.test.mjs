@@ -30,6 +30,14 @@ describe('nesting cannot crash the stripper', () => {
       assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
     })
   }
+  // Past 1.3 MB, only the reading before parsing stands between such a program and a stack
+  // overflow: these two took the host down (SIGSEGV) when that reading guessed one way per slash.
+  for (const shape of ['a backtick in a regex after if (…)', 'a division after a non-null !']) {
+    test(`${shape}: 1.6 million levels hidden behind a slash are refused`, async () => {
+      const outcome = await lives({}, NESTING_SHAPES[shape](1_600_000))
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
+    })
+  }
   test('programs that V8 parses still run: 3 000 chained sums, 500 nested parentheses', async () => {
     assert.equal((await lives({}, NESTING_SHAPES.sums(3_000))).value, 3_001)
     assert.equal((await lives({}, NESTING_SHAPES.parentheses(500))).value, 1)

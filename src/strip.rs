@@ -7,6 +7,7 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
+use crate::nesting::MAX_READINGS;
 use crate::thread_clock::ThreadClock;
 
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
@@ -51,7 +52,8 @@ pub struct Stripped {
 /// Erases the types of `program` on a stack deep enough for any program of its length (on a
 /// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
 /// Past 7 KiB, a program whose nesting `nesting` bounds above `MAX_NESTING` levels is refused: on
-/// a stack sized by length alone, swc's parse of some shapes that deep takes minutes.
+/// a stack sized by length alone, swc's parse of some shapes that deep takes minutes. One whose
+/// nesting cannot be bounded is refused only when its length alone does not make it safe.
 pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> Result<Stripped, String> {
   let stack = program.len().saturating_mul(STACK_PER_BYTE);
   if stack <= CALLING_THREAD_STACK {
@@ -60,10 +62,19 @@ pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> R
       helper_cpu: Duration::ZERO,
     });
   }
-  if crate::nesting::depth_bound(program) > MAX_NESTING {
-    return Err(format!(
-      "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
-    ));
+  match crate::nesting::depth_bound(program) {
+    Some(depth) if depth > MAX_NESTING => {
+      return Err(format!(
+        "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
+      ));
+    }
+    None if stack > MAX_STRIP_STACK => {
+      return Err(format!(
+        "Maximum call stack size exceeded: the program's nesting cannot be bounded before parsing \
+         (its slashes read as regular expressions or divisions in more than {MAX_READINGS} ways at once)"
+      ));
+    }
+    _ => {}
   }
   std::thread::scope(|scope| {
     let stripping = std::thread::Builder::new()

@@ -237,7 +237,7 @@ describe('completion', () => {
   })
 })
 
-describe('built-ins kept interruptible: array-likes, long arrays, long patterns', () => {
+describe('built-ins kept interruptible: array-likes, long arrays, long patterns, long replacements', () => {
   // These run through our interruptible JavaScript versions; each must give what Node's own V8
   // gives for the same program.
   const programs = {
@@ -265,6 +265,22 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns'
       "const q = 'ab'.repeat(200); return [s.lastIndexOf(p), s.lastIndexOf(p, 999), s.lastIndexOf(p, 1000), s.lastIndexOf(q), " +
       "s.lastIndexOf(q, 10), s.lastIndexOf(q, -5), s.lastIndexOf(q, NaN), s.lastIndexOf(q, Infinity), " +
       "'short'.lastIndexOf('x'.repeat(300)), String.prototype.lastIndexOf.call(12345, '3'), String.prototype.lastIndexOf.length]",
+    'replacement over long strings': "const base = 'The quick brown fox jumps over the lazy dog; \u00c4\u00d6 \ud83d\ude00 x1y22z333. '; " +
+      'const s = base.repeat(Math.ceil((2 ** 20 + 7) / base.length)); ' +
+      'const sum = (t) => { let h = 0; for (let i = 0; i < t.length; i += 97) h = (h * 31 + t.charCodeAt(i)) | 0; return h }; ' +
+      'const d = (t) => [t.length, t.slice(0, 60), t.slice(-60), sum(t)]; ' +
+      'const re = /o/g; re.lastIndex = 5; const viaRe = d(s.replace(re, "")); ' +
+      'const custom = /o/g; let calls = 0; custom.exec = function (t) { calls++; return calls > 3 ? null : RegExp.prototype.exec.call(this, t) }; ' +
+      'const fail = (f) => { try { return f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
+      "return [d(s.replace(/o/g, '0')), d(s.replace(/(\\w)(\\w)?/g, '[$2$1]')), " +
+      "d(s.replace(/(?<word>[a-z]+)/g, '<$<word>|$<nope>|$<word')), d(s.replace(/lazy/, '[$`|$&|$$]')), d(s.replace(/lazy/, \"$'\")), " +
+      "d(s.replace(/(o)(u)?/g, '$1$2$3$01$10$00$0$')), d(s.replace(/o/g, '$<x>')), d(s.replace(/(?:)/g, '-')), d(s.replace(/(?:)/gu, '-')), " +
+      'd(s.replace(/\\w+/g, (m, i) => (i % 7 === 0 ? m.toUpperCase() : ""))), ' +
+      'd(s.replace(/(?<a>\\d)(\\d)?/g, (...args) => JSON.stringify(args.slice(0, 3)) + typeof args.at(-1))), ' +
+      "d(s.replace(/DOG/gi, '$&$&')), d(s.replace(/T/y, 't')), d(s.replace(/T/gy, 't')), viaRe, re.lastIndex, d(s.replace(custom, '#')), calls, " +
+      "d(s.replaceAll('o', '0')), d(s.replaceAll('', '_')), d(s.replaceAll('the', (m, i, str) => (i % 3) + m + (str === s))), " +
+      "d(s.replaceAll('fox', '$&-$$-$1')), d(s.replaceAll(/o/g, '0')), fail(() => s.replaceAll(/o/, 'x')), " +
+      'RegExp.prototype[Symbol.replace].name, RegExp.prototype[Symbol.replace].length, String.prototype.replaceAll.length]',
     errors: 'const P = Array.prototype; const fail = (f) => { try { f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
       'return [fail(() => P.reduce.call({ length: 2 }, (a, b) => a)), fail(() => P.indexOf.call(null)), ' +
       'fail(() => P.map.call({ length: 2 ** 32 }, String))]',

@@ -73,6 +73,26 @@ describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
   }
 })
 
+describe('built-ins that built past the cap', () => {
+  // V8's own loops for these never check for termination: the replacements went on for seconds
+  // after their run had ended, growing to 1 GB, and the match and split returned their value with
+  // the heap several times over its cap. Each now ends as the heap failure, and leaves no thread
+  // behind (a thread still busy 100 ms after its run's end is demoted and counted).
+  const cases = [
+    [16, "return 'a'.repeat(3e7).replace(/a/g, 'bb').length"],
+    [16, "return 'a'.repeat(3e7).replace(/a/g, () => 'bb').length"],
+    [16, "return 'a'.repeat(3e7).replaceAll('a', 'bb').length"],
+    [64, "return 'a'.repeat(6e7).match(/a/g).length"],
+    [64, "return 'a,'.repeat(3e7).split(',').length"],
+  ]
+  for (const [mb, program] of cases) {
+    test(`${program} at ${mb} MB`, async () => {
+      const outcome = await lives({ maxOldGenerationSizeMb: mb, computeMs: 30_000 }, program)
+      assert.deepStrictEqual([outcome.kind, outcome.message, outcome.runaways.total], ['worker-exit', heapMessage(mb), 0])
+    })
+  }
+})
+
 describe('a forged host object cannot crash structuredClone', () => {
   // deno_core's brand for self-serialising objects is a registered symbol, so a program can forge one.
   const brand = "const brand = Symbol.for('Deno.core.hostObject'); "

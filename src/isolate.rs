@@ -122,7 +122,7 @@ impl PreparedIsolate {
     // The raw V8 pointer stays put while `js` moves; a `&mut v8::Isolate` would not.
     // SAFETY: only read back inside the callback below, which V8 calls while the isolate lives.
     let raw_isolate = unsafe { js.v8_isolate().as_raw_isolate_ptr() };
-    js.add_near_heap_limit_callback(move |limit, _initial| {
+    js.add_near_heap_limit_callback(move |limit, initial| {
       // SAFETY: V8 calls this on the isolate thread while the isolate (owned by `js`) is alive;
       // the `Isolate` made here only borrows it (it has no destructor).
       let mut isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(raw_isolate) };
@@ -140,8 +140,10 @@ impl PreparedIsolate {
       }
       // Room for V8 to finish the allocation that failed, then unwind the terminated program,
       // instead of reaching its fatal out-of-memory path: a built-in that ignores termination
-      // can still make one more request of up to `LARGEST_ALLOCATION`.
-      limit.saturating_add(limit.max(LARGEST_ALLOCATION))
+      // can still make one more request of up to `LARGEST_ALLOCATION`. Each call adds that room
+      // again, no more: V8 calls again only if such a built-in keeps allocating, and refusing
+      // it would abort the process.
+      limit.saturating_add(initial.max(LARGEST_ALLOCATION))
     });
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);

@@ -1,0 +1,274 @@
+// Replacement over long strings, kept interruptible.
+//
+// `RegExp.prototype[Symbol.replace]` and `String.prototype.replaceAll` (with a string pattern)
+// collect every match and build the result in one V8 loop, in C++ or Torque, that never checks
+// for termination: `'a'.repeat(3e7).replace(/a/g, 'bb')` went on for four seconds after its run
+// had ended, growing to 1 GB. Subjects of up to 2^20 characters keep V8's code; longer ones run
+// the specification's algorithm here, one `exec` or `indexOf` per match, which the budgets stop
+// like any loop of the program's, while the heap cap counts what the loop has built.
+
+const LONG_SUBJECT = 2 ** 20;
+const PIECES_PER_CHUNK = 4096;
+
+// V8's own join: main.js evaluates this module before interruptible.js guards it.
+const ArrayPrototypeJoin = Array.prototype.join;
+const MathMax = Math.max;
+const MathMin = Math.min;
+const MathTrunc = Math.trunc;
+const NumberIsFinite = Number.isFinite;
+const ObjectCtor = Object;
+const ObjectDefineProperty = Object.defineProperty;
+const ReflectApply = Reflect.apply;
+const StringCtor = String;
+const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
+const StringPrototypeIncludes = String.prototype.includes;
+const StringPrototypeIndexOf = String.prototype.indexOf;
+const StringPrototypeReplaceAll = String.prototype.replaceAll;
+const StringPrototypeSlice = String.prototype.slice;
+const SymbolReplace = Symbol.replace;
+const TypeErrorCtor = TypeError;
+const RegExpPrototypeExec = RegExp.prototype.exec;
+const RegExpPrototypeReplace = RegExp.prototype[SymbolReplace];
+
+const NO_CAPTURES = { __proto__: null, length: 0 };
+
+const slice = (text, start, end) => ReflectApply(StringPrototypeSlice, text, end === undefined ? [start] : [start, end]);
+const indexOf = (text, search, from) => ReflectApply(StringPrototypeIndexOf, text, [search, from]);
+const codeAt = (text, index) => ReflectApply(StringPrototypeCharCodeAt, text, [index]);
+
+function toString(value) {
+  if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+  return StringCtor(value);
+}
+
+function toIntegerOrInfinity(value) {
+  const number = +value;
+  if (number !== number || number === 0) return 0;
+  return NumberIsFinite(number) ? MathTrunc(number) : number;
+}
+
+function toLength(value) {
+  const length = toIntegerOrInfinity(value);
+  return length <= 0 ? 0 : MathMin(length, 2 ** 53 - 1);
+}
+
+function isDigit(unit) {
+  return unit >= 0x30 && unit <= 0x39;
+}
+
+/** GetSubstitution: expands `$$`, `$&`, `` $` ``, `$'`, `$n`, `$nn` and `$<name>` in `template`. */
+function getSubstitution(matched, text, position, captures, namedCaptures, template) {
+  let result = '';
+  let at = 0;
+  while (at < template.length) {
+    const dollar = indexOf(template, '$', at);
+    if (dollar === -1) return result + slice(template, at);
+    result += slice(template, at, dollar);
+    at = dollar;
+    const next = codeAt(template, at + 1);
+    if (next === 0x24) {
+      result += '$';
+      at += 2;
+    } else if (next === 0x60) {
+      result += slice(text, 0, position);
+      at += 2;
+    } else if (next === 0x26) {
+      result += matched;
+      at += 2;
+    } else if (next === 0x27) {
+      result += slice(text, MathMin(position + matched.length, text.length));
+      at += 2;
+    } else if (isDigit(next)) {
+      const second = codeAt(template, at + 2);
+      let digits = isDigit(second) ? 2 : 1;
+      let index = digits === 2 ? (next - 0x30) * 10 + (second - 0x30) : next - 0x30;
+      if (index > captures.length && digits === 2) {
+        digits = 1;
+        index = next - 0x30;
+      }
+      if (index >= 1 && index <= captures.length) {
+        const capture = captures[index - 1];
+        if (capture !== undefined) result += capture;
+      } else {
+        result += slice(template, at, at + 1 + digits);
+      }
+      at += 1 + digits;
+    } else if (next === 0x3c) {
+      const close = indexOf(template, '>', at);
+      if (close === -1 || namedCaptures === undefined) {
+        result += '$<';
+        at += 2;
+      } else {
+        const capture = namedCaptures[slice(template, at + 2, close)];
+        if (capture !== undefined) result += toString(capture);
+        at = close + 1;
+      }
+    } else {
+      result += '$';
+      at += 1;
+    }
+  }
+  return result;
+}
+
+/**
+ * Builds the result from its pieces in flat chunks of up to 4 096 pieces, each joined by V8:
+ * concatenating piece by piece made a rope of about 60 bytes a match, thirty times the text.
+ */
+function newResult() {
+  return { __proto__: null, text: '', pieces: { __proto__: null, length: 0 } };
+}
+
+function addPiece(result, piece) {
+  const pieces = result.pieces;
+  pieces[pieces.length++] = piece;
+  if (pieces.length === PIECES_PER_CHUNK) flushPieces(result);
+}
+
+function flushPieces(result) {
+  result.text += ReflectApply(ArrayPrototypeJoin, result.pieces, ['']);
+  result.pieces = { __proto__: null, length: 0 };
+}
+
+function finishResult(result) {
+  flushPieces(result);
+  return result.text;
+}
+
+function advanceStringIndex(text, index, fullUnicode) {
+  if (!fullUnicode || index + 1 >= text.length) return index + 1;
+  const lead = codeAt(text, index);
+  const trail = codeAt(text, index + 1);
+  return lead >= 0xd800 && lead <= 0xdbff && trail >= 0xdc00 && trail <= 0xdfff ? index + 2 : index + 1;
+}
+
+/** RegExp.prototype[Symbol.replace], as the specification writes it. */
+function regExpReplace(rx, text, replaceValue) {
+  const functional = typeof replaceValue === 'function';
+  if (!functional) replaceValue = toString(replaceValue);
+  const flags = toString(rx.flags);
+  const global = ReflectApply(StringPrototypeIncludes, flags, ['g']);
+  let fullUnicode = false;
+  if (global) {
+    fullUnicode = ReflectApply(StringPrototypeIncludes, flags, ['u']) || ReflectApply(StringPrototypeIncludes, flags, ['v']);
+    rx.lastIndex = 0;
+  }
+  const accumulated = newResult();
+  let nextSourcePosition = 0;
+  // A template without `$` is its own replacement, whatever the match captured.
+  const literal = !functional && !ReflectApply(StringPrototypeIncludes, replaceValue, ['$']);
+  const append = (result) => {
+    const captureCount = MathMax(toLength(result.length) - 1, 0);
+    const matched = toString(result[0]);
+    const position = MathMax(MathMin(toIntegerOrInfinity(result.index), text.length), 0);
+    if (literal && captureCount === 0) {
+      if (result.groups === null) throw new TypeErrorCtor('Cannot convert undefined or null to object');
+      if (position >= nextSourcePosition) {
+        addPiece(accumulated, slice(text, nextSourcePosition, position));
+        addPiece(accumulated, replaceValue);
+        nextSourcePosition = position + matched.length;
+      }
+      return;
+    }
+    const captures = { __proto__: null, length: captureCount };
+    for (let n = 1; n <= captureCount; n++) {
+      const capture = result[n];
+      captures[n - 1] = capture === undefined ? undefined : toString(capture);
+    }
+    let namedCaptures = result.groups;
+    let replacement;
+    if (functional) {
+      const args = { __proto__: null, 0: matched, length: captureCount + 1 };
+      for (let n = 0; n < captureCount; n++) args[1 + n] = captures[n];
+      args[args.length++] = position;
+      args[args.length++] = text;
+      if (namedCaptures !== undefined) args[args.length++] = namedCaptures;
+      replacement = toString(ReflectApply(replaceValue, undefined, args));
+    } else {
+      if (namedCaptures === null) throw new TypeErrorCtor('Cannot convert undefined or null to object');
+      if (namedCaptures !== undefined) namedCaptures = ObjectCtor(namedCaptures);
+      replacement = getSubstitution(matched, text, position, captures, namedCaptures, replaceValue);
+    }
+    if (position >= nextSourcePosition) {
+      addPiece(accumulated, slice(text, nextSourcePosition, position));
+      addPiece(accumulated, replacement);
+      nextSourcePosition = position + matched.length;
+    }
+  };
+  // The specification finds every match before it builds anything. Where building runs no code
+  // of the program's (a template, and a match from the built-in `exec`), doing both as it goes
+  // looks the same from inside, and keeps one string instead of an array per match.
+  let building = !functional;
+  // A list of ours is prototype-less: an array would meet setters a program put on Array.prototype.
+  const results = { __proto__: null, length: 0 };
+  for (;;) {
+    const exec = rx.exec;
+    const builtIn = typeof exec !== 'function' || exec === RegExpPrototypeExec;
+    const result = ReflectApply(builtIn ? RegExpPrototypeExec : exec, rx, [text]);
+    if (result !== null && typeof result !== 'object' && typeof result !== 'function') {
+      throw new TypeErrorCtor('RegExp exec method returned something other than an Object or null');
+    }
+    if (result === null) break;
+    building &&= builtIn;
+    if (building) append(result);
+    else results[results.length++] = result;
+    if (!global) break;
+    if (toString(result[0]) === '') rx.lastIndex = advanceStringIndex(text, toLength(rx.lastIndex), fullUnicode);
+  }
+  for (let r = 0; r < results.length; r++) append(results[r]);
+  if (nextSourcePosition < text.length) addPiece(accumulated, slice(text, nextSourcePosition));
+  return finishResult(accumulated);
+}
+
+/** String.prototype.replaceAll for a string pattern, once any `Symbol.replace` it has is ruled out. */
+function replaceAllOfString(text, search, replaceValue) {
+  const functional = typeof replaceValue === 'function';
+  if (!functional) replaceValue = toString(replaceValue);
+  const advanceBy = MathMax(1, search.length);
+  const positions = { __proto__: null, length: 0 };
+  // StringIndexOf finds nothing from past the end, where String.prototype.indexOf would clamp.
+  for (let at = indexOf(text, search, 0); at !== -1; at = at + advanceBy > text.length ? -1 : indexOf(text, search, at + advanceBy)) {
+    positions[positions.length++] = at;
+  }
+  const result = newResult();
+  let endOfLastMatch = 0;
+  for (let p = 0; p < positions.length; p++) {
+    const position = positions[p];
+    const replacement = functional
+      ? toString(ReflectApply(replaceValue, undefined, [search, position, text]))
+      : getSubstitution(search, text, position, NO_CAPTURES, undefined, replaceValue);
+    addPiece(result, slice(text, endOfLastMatch, position));
+    addPiece(result, replacement);
+    endOfLastMatch = position + search.length;
+  }
+  if (endOfLastMatch < text.length) addPiece(result, slice(text, endOfLastMatch));
+  return finishResult(result);
+}
+
+function install(target, key, method, native) {
+  ObjectDefineProperty(method, 'length', { __proto__: null, value: native.length, configurable: true });
+  ObjectDefineProperty(target, key, { __proto__: null, value: method, writable: true, enumerable: false, configurable: true });
+}
+
+install(RegExp.prototype, SymbolReplace, {
+  [SymbolReplace](string, replaceValue) {
+    if (typeof string !== 'string' || string.length <= LONG_SUBJECT || this === null
+      || (typeof this !== 'object' && typeof this !== 'function')) {
+      return ReflectApply(RegExpPrototypeReplace, this, arguments);
+    }
+    return regExpReplace(this, string, replaceValue);
+  },
+}[SymbolReplace], RegExpPrototypeReplace);
+
+install(String.prototype, 'replaceAll', {
+  replaceAll(searchValue, replaceValue) {
+    if (typeof this !== 'string' || this.length <= LONG_SUBJECT || typeof searchValue !== 'string') {
+      return ReflectApply(StringPrototypeReplaceAll, this, arguments);
+    }
+    // A string pattern's `Symbol.replace` is whatever a program put on String.prototype: V8's
+    // code calls it (reading it once more).
+    const replacer = searchValue[SymbolReplace];
+    if (replacer !== undefined && replacer !== null) return ReflectApply(StringPrototypeReplaceAll, this, arguments);
+    return replaceAllOfString(this, searchValue, replaceValue);
+  },
+}.replaceAll, StringPrototypeReplaceAll);

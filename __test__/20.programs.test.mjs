@@ -281,6 +281,17 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
       "d(s.replaceAll('o', '0')), d(s.replaceAll('', '_')), d(s.replaceAll('the', (m, i, str) => (i % 3) + m + (str === s))), " +
       "d(s.replaceAll('fox', '$&-$$-$1')), d(s.replaceAll(/o/g, '0')), fail(() => s.replaceAll(/o/, 'x')), " +
       'RegExp.prototype[Symbol.replace].name, RegExp.prototype[Symbol.replace].length, String.prototype.replaceAll.length]',
+    'match and split over long strings': "const base = 'The quick brown fox jumps over the lazy dog; \u00c4\u00d6 \ud83d\ude00 x1y22z333. '; " +
+      'const s = base.repeat(Math.ceil((2 ** 20 + 7) / base.length)); ' +
+      'const d = (a) => a === null ? null : [a.length, a.slice(0, 8), a.slice(-8), Array.isArray(a)]; ' +
+      'const custom = /o/g; let calls = 0; custom.exec = function (t) { calls++; return calls > 3 ? null : RegExp.prototype.exec.call(this, t) }; ' +
+      "return [d(s.match(/o/g)), d(s.match(/(?:)/g)), d(s.match(/(?:)/gu)), d(s.match(/zzz/g)), d(s.match(/(o)(x)?/)), s.match(/(?<w>fox)/).groups.w, " +
+      "d(s.match(custom)), calls, d(s.match(/\\d+/gy)), d(s.split(' ')), d(s.split(' ', 5)), d(s.split('', 10)), d(s.split('')), d(s.split('dog;')), " +
+      "d(s.split('nope')), d(s.split(' ', 0)), d(s.split(' ', -1)), d(s.split(' ', 2 ** 32 + 3)), d(s.split(/ /)), d(s.split()), " +
+      'RegExp.prototype[Symbol.match].name, RegExp.prototype[Symbol.match].length, String.prototype.split.length, ' +
+      // Elements are defined, not stored: a setter on Array.prototype is never called.
+      "(() => { Object.defineProperty(Array.prototype, 2, { set() { throw new Error('setter') }, configurable: true }); " +
+      "try { return [d(s.split(' ')), d(s.match(/o/g)), d(s.split(''))] } finally { delete Array.prototype[2] } })()]",
     errors: 'const P = Array.prototype; const fail = (f) => { try { f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
       'return [fail(() => P.reduce.call({ length: 2 }, (a, b) => a)), fail(() => P.indexOf.call(null)), ' +
       'fail(() => P.map.call({ length: 2 ** 32 }, String))]',

@@ -2,8 +2,8 @@
 // Evaluated once, into the snapshot; lockdown.js then runs in every isolate.
 
 import { core } from 'ext:core/mod.js';
-// replace.js first: it keeps V8's own Array.prototype.join, which interruptible.js then guards.
-import 'ext:dsh/replace.js';
+// long_strings.js first: it keeps V8's own Array.prototype.join, which interruptible.js then guards.
+import 'ext:dsh/long_strings.js';
 import 'ext:dsh/interruptible.js';
 // Evaluated here so that the node: modules, loaded later, find it in the snapshot.
 import 'ext:dsh/node_errors.js';

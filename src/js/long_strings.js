@@ -1,17 +1,21 @@
-// Replacement over long strings, kept interruptible.
+// String built-ins over long strings, kept interruptible.
 //
-// `RegExp.prototype[Symbol.replace]` and `String.prototype.replaceAll` (with a string pattern)
-// collect every match and build the result in one V8 loop, in C++ or Torque, that never checks
-// for termination: `'a'.repeat(3e7).replace(/a/g, 'bb')` went on for four seconds after its run
-// had ended, growing to 1 GB. Subjects of up to 2^20 characters keep V8's code; longer ones run
-// the specification's algorithm here, one `exec` or `indexOf` per match, which the budgets stop
-// like any loop of the program's, while the heap cap counts what the loop has built.
+// `RegExp.prototype[Symbol.replace]` and `[Symbol.match]`, and `String.prototype.replaceAll` and
+// `split` (with a string pattern), collect every match and build their result in one V8 loop, in
+// C++ or Torque, that never checks for termination: `'a'.repeat(3e7).replace(/a/g, 'bb')` went on
+// for four seconds after its run had ended, growing to 1 GB, and `'a'.repeat(6e7).match(/a/g)`
+// made an array eight times a 64 MB heap cap before anything could stop it. Subjects of up to
+// 2^20 characters keep V8's code; longer ones run the specification's algorithm here, one `exec`
+// or `indexOf` per match, which the budgets stop like any loop of the program's, while the heap
+// cap counts what the loop has built.
 
 const LONG_SUBJECT = 2 ** 20;
 const PIECES_PER_CHUNK = 4096;
 
 // V8's own join: main.js evaluates this module before interruptible.js guards it.
 const ArrayPrototypeJoin = Array.prototype.join;
+const ArrayCtor = Array;
+const ArrayFrom = Array.from;
 const MathMax = Math.max;
 const MathMin = Math.min;
 const MathTrunc = Math.trunc;
@@ -24,11 +28,15 @@ const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIncludes = String.prototype.includes;
 const StringPrototypeIndexOf = String.prototype.indexOf;
 const StringPrototypeReplaceAll = String.prototype.replaceAll;
+const StringPrototypeSplit = String.prototype.split;
+const SymbolMatch = Symbol.match;
+const SymbolSplit = Symbol.split;
 const StringPrototypeSlice = String.prototype.slice;
 const SymbolReplace = Symbol.replace;
 const TypeErrorCtor = TypeError;
 const RegExpPrototypeExec = RegExp.prototype.exec;
 const RegExpPrototypeReplace = RegExp.prototype[SymbolReplace];
+const RegExpPrototypeMatch = RegExp.prototype[SymbolMatch];
 
 const NO_CAPTURES = { __proto__: null, length: 0 };
 
@@ -135,11 +143,70 @@ function finishResult(result) {
   return result.text;
 }
 
+/**
+ * The array a list of ours becomes, made by V8's `Array.from`, which defines each element (a
+ * plain store would meet setters a program put on Array.prototype): one short uninterruptible
+ * loop, over a list the heap cap has already let the program build.
+ */
+function toArray(list) {
+  return ReflectApply(ArrayFrom, ArrayCtor, [list]);
+}
+
 function advanceStringIndex(text, index, fullUnicode) {
   if (!fullUnicode || index + 1 >= text.length) return index + 1;
   const lead = codeAt(text, index);
   const trail = codeAt(text, index + 1);
   return lead >= 0xd800 && lead <= 0xdbff && trail >= 0xdc00 && trail <= 0xdfff ? index + 2 : index + 1;
+}
+
+/** RegExpExec: the regexp's own callable `exec`, else the built-in one. */
+function regExpExec(rx, text) {
+  const exec = rx.exec;
+  return typeof exec === 'function' ? regExpExecResult(ReflectApply(exec, rx, [text])) : ReflectApply(RegExpPrototypeExec, rx, [text]);
+}
+
+/** What a program's own `exec` returned, if it may be a match result. */
+function regExpExecResult(result) {
+  if (result !== null && typeof result !== 'object' && typeof result !== 'function') {
+    throw new TypeErrorCtor('RegExp exec method returned something other than an Object or null');
+  }
+  return result;
+}
+
+/** RegExp.prototype[Symbol.match], as the specification writes it. */
+function regExpMatch(rx, text) {
+  const flags = toString(rx.flags);
+  if (!ReflectApply(StringPrototypeIncludes, flags, ['g'])) return regExpExec(rx, text);
+  const fullUnicode = ReflectApply(StringPrototypeIncludes, flags, ['u']) || ReflectApply(StringPrototypeIncludes, flags, ['v']);
+  rx.lastIndex = 0;
+  const matches = { __proto__: null, length: 0 };
+  for (;;) {
+    const result = regExpExec(rx, text);
+    if (result === null) return matches.length === 0 ? null : toArray(matches);
+    const matched = toString(result[0]);
+    matches[matches.length++] = matched;
+    if (matched === '') rx.lastIndex = advanceStringIndex(text, toLength(rx.lastIndex), fullUnicode);
+  }
+}
+
+/** String.prototype.split for a string separator, once any `Symbol.split` it has is ruled out. */
+function splitByString(text, separator, limit) {
+  const lim = limit === undefined ? 2 ** 32 - 1 : limit >>> 0;
+  const parts = { __proto__: null, length: 0 };
+  if (lim === 0) return toArray(parts);
+  if (separator.length === 0) {
+    const end = MathMin(lim, text.length);
+    for (let at = 0; at < end; at++) parts[parts.length++] = slice(text, at, at + 1);
+    return toArray(parts);
+  }
+  let start = 0;
+  for (let at = indexOf(text, separator, 0); at !== -1; at = indexOf(text, separator, start)) {
+    parts[parts.length++] = slice(text, start, at);
+    if (parts.length === lim) return toArray(parts);
+    start = at + separator.length;
+  }
+  parts[parts.length++] = slice(text, start);
+  return toArray(parts);
 }
 
 /** RegExp.prototype[Symbol.replace], as the specification writes it. */
@@ -204,10 +271,7 @@ function regExpReplace(rx, text, replaceValue) {
   for (;;) {
     const exec = rx.exec;
     const builtIn = typeof exec !== 'function' || exec === RegExpPrototypeExec;
-    const result = ReflectApply(builtIn ? RegExpPrototypeExec : exec, rx, [text]);
-    if (result !== null && typeof result !== 'object' && typeof result !== 'function') {
-      throw new TypeErrorCtor('RegExp exec method returned something other than an Object or null');
-    }
+    const result = builtIn ? ReflectApply(RegExpPrototypeExec, rx, [text]) : regExpExecResult(ReflectApply(exec, rx, [text]));
     if (result === null) break;
     building &&= builtIn;
     if (building) append(result);
@@ -259,6 +323,26 @@ install(RegExp.prototype, SymbolReplace, {
     return regExpReplace(this, string, replaceValue);
   },
 }[SymbolReplace], RegExpPrototypeReplace);
+
+install(RegExp.prototype, SymbolMatch, {
+  [SymbolMatch](string) {
+    if (typeof string !== 'string' || string.length <= LONG_SUBJECT || this === null
+      || (typeof this !== 'object' && typeof this !== 'function')) {
+      return ReflectApply(RegExpPrototypeMatch, this, arguments);
+    }
+    return regExpMatch(this, string);
+  },
+}[SymbolMatch], RegExpPrototypeMatch);
+
+install(String.prototype, 'split', {
+  split(separator, limit) {
+    if (typeof this !== 'string' || this.length <= LONG_SUBJECT || typeof separator !== 'string'
+      || separator[SymbolSplit] != null) {
+      return ReflectApply(StringPrototypeSplit, this, arguments);
+    }
+    return splitByString(this, separator, limit);
+  },
+}.split, StringPrototypeSplit);
 
 install(String.prototype, 'replaceAll', {
   replaceAll(searchValue, replaceValue) {

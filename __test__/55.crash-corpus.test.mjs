@@ -2,7 +2,7 @@
 // a child process of its own; the reduced corpus is here, `npm run crash-corpus` runs the full one.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { NESTING_REFUSED, NESTING_SHAPES, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
+import { LABELS_REFUSED, NESTING_REFUSED, NESTING_SHAPES, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
 import { setup, tools } from './helpers.mjs'
 
 // Budgets are busy time, settling is wall time: on two shared cores a run's thread may get half of
@@ -32,12 +32,19 @@ describe('nesting cannot crash the stripper', () => {
   }
   // Past 1.3 MB, only the reading before parsing stands between such a program and a stack
   // overflow: these two took the host down (SIGSEGV) when that reading guessed one way per slash.
-  for (const shape of ['a backtick in a regex after if (…)', 'a division after a non-null !']) {
+  for (const shape of ['a backtick in a regex after if (…)', 'a division after a non-null !', 'a backtick after <!--',
+    'a backtick after a line-leading -->', 'a backtick after a merge-conflict marker', 'a backtick after U+2028 in a string',
+    'a division after as void', 'a division after x!!', 'a division after 1..return']) {
     test(`${shape}: 1.6 million levels hidden behind a slash are refused`, async () => {
       const outcome = await lives({}, NESTING_SHAPES[shape](1_600_000))
       assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
     })
   }
+  test('labels that would cost swc quadratic memory are refused: 5 000 stacked in 15 KB', async () => {
+    // swc keeps an error for every pair of equal labels enclosing one another: 2 GB for these.
+    const outcome = await lives({}, `${'l: '.repeat(5_000)}x`)
+    assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', LABELS_REFUSED])
+  })
   test('programs that V8 parses still run: 3 000 chained sums, 500 nested parentheses', async () => {
     assert.equal((await lives({}, NESTING_SHAPES.sums(3_000))).value, 3_001)
     assert.equal((await lives({}, NESTING_SHAPES.parentheses(500))).value, 1)

@@ -7,7 +7,7 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
-use crate::nesting::MAX_READINGS;
+use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
 use crate::thread_clock::ThreadClock;
 
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
@@ -39,6 +39,10 @@ const CALLING_THREAD_STACK: usize = 56 << 20;
 /// and they go with the thread; up to 512 KiB of program, it holds any nesting at all.
 const MAX_STRIP_STACK: usize = 4 << 30;
 
+/// Below this many colons a program cannot hold enough labels to matter (every label has one:
+/// 140 stacked labels make 9 730 pairs).
+const COLONS_READ_FOR_LABELS: usize = 140;
+
 /// Programs longer than the largest stack holds by their length alone are bounded by reading
 /// them (see `nesting`), and refused past this many levels: 42 KiB of stack each.
 pub const MAX_NESTING: usize = 100_000;
@@ -53,28 +57,40 @@ pub struct Stripped {
 /// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
 /// Past 7 KiB, a program whose nesting `nesting` bounds above `MAX_NESTING` levels is refused: on
 /// a stack sized by length alone, swc's parse of some shapes that deep takes minutes. One whose
-/// nesting cannot be bounded is refused only when its length alone does not make it safe.
+/// nesting cannot be bounded is refused only when its length alone does not make it safe. Any
+/// program whose labels would cost swc quadratic time and memory is refused.
 pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> Result<Stripped, String> {
   let stack = program.len().saturating_mul(STACK_PER_BYTE);
+  // Labels are read in any program with enough colons for them to matter (every label has one).
+  let colons = program.bytes().filter(|&byte| byte == b':').count();
+  if stack > CALLING_THREAD_STACK || colons > COLONS_READ_FOR_LABELS {
+    match depth_bound(program) {
+      Ok(depth) if depth > MAX_NESTING => {
+        return Err(format!(
+          "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
+        ));
+      }
+      Err(Unbounded::Labels) => {
+        return Err(format!(
+          "the program's labels nest too deeply to strip its types safely (more than \
+           {MAX_DUPLICATE_LABELS} equal labels enclose one another, or more than {MAX_LABEL_PAIRS} \
+           label comparisons)"
+        ));
+      }
+      Err(Unbounded::Readings) if stack > MAX_STRIP_STACK => {
+        return Err(format!(
+          "Maximum call stack size exceeded: the program's nesting cannot be bounded before parsing \
+           (its slashes read as regular expressions or divisions in more than {MAX_READINGS} ways at once)"
+        ));
+      }
+      _ => {}
+    }
+  }
   if stack <= CALLING_THREAD_STACK {
     return strip_types(program).map(|code| Stripped {
       code,
       helper_cpu: Duration::ZERO,
     });
-  }
-  match crate::nesting::depth_bound(program) {
-    Some(depth) if depth > MAX_NESTING => {
-      return Err(format!(
-        "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
-      ));
-    }
-    None if stack > MAX_STRIP_STACK => {
-      return Err(format!(
-        "Maximum call stack size exceeded: the program's nesting cannot be bounded before parsing \
-         (its slashes read as regular expressions or divisions in more than {MAX_READINGS} ways at once)"
-      ));
-    }
-    _ => {}
   }
   std::thread::scope(|scope| {
     let stripping = std::thread::Builder::new()

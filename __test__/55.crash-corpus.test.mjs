@@ -2,7 +2,7 @@
 // a child process of its own; the reduced corpus is here, `npm run crash-corpus` runs the full one.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { LABELS_REFUSED, NESTING_REFUSED, NESTING_SHAPES, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
+import { LABELS_REFUSED, MAX_PROGRAM_BYTES, NESTING_REFUSED, NESTING_SHAPES, lengthRefused, answerRefused, heapMessage, runInChild } from './fixtures/crash-corpus.mjs'
 import { setup, tools } from './helpers.mjs'
 
 // Budgets are busy time, settling is wall time: on two shared cores a run's thread may get half of
@@ -25,21 +25,35 @@ describe('nesting cannot crash the stripper', () => {
       // compile most of them (its own stack limit), or they run.
       assert.ok(['exception', 'value', 'invalid-output'].includes(outcome.kind), JSON.stringify(outcome))
     })
-    test(`${shape}: a million levels are refused before parsing`, async () => {
-      const outcome = await lives({}, make(1_000_000))
-      assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
+    test(`${shape}: 200 000 levels are refused before parsing`, async () => {
+      const program = make(200_000)
+      const bytes = Buffer.byteLength(program)
+      const outcome = await lives({}, program)
+      // Within the length limit the reading of the text refuses it; past the limit, its length.
+      const expected = bytes > MAX_PROGRAM_BYTES ? lengthRefused(bytes) : NESTING_REFUSED
+      assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', expected])
     })
   }
-  // Past 1.3 MB, only the reading before parsing stands between such a program and a stack
-  // overflow: these two took the host down (SIGSEGV) when that reading guessed one way per slash.
+  // Shapes that fooled an earlier reading of the text, which once took the host down (SIGSEGV)
+  // at 1.6 million levels, when programs of any length were stripped. The length limit now
+  // keeps such depths away from swc; within it the reading must still refuse them.
   for (const shape of ['a backtick in a regex after if (…)', 'a division after a non-null !', 'a backtick after <!--',
     'a backtick after a line-leading -->', 'a backtick after a merge-conflict marker', 'a backtick after U+2028 in a string',
     'a division after as void', 'a division after x!!', 'a division after 1..return']) {
-    test(`${shape}: 1.6 million levels hidden behind a slash are refused`, async () => {
-      const outcome = await lives({}, NESTING_SHAPES[shape](1_600_000))
+    test(`${shape}: 200 000 levels hidden behind it are refused by the reading`, async () => {
+      const outcome = await lives({}, NESTING_SHAPES[shape](200_000))
       assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', NESTING_REFUSED])
     })
   }
+  test(`a program of ${MAX_PROGRAM_BYTES} bytes runs, and one byte more is refused`, async () => {
+    const line = 'x = x + 1;\n'
+    const count = Math.floor((MAX_PROGRAM_BYTES - 40) / line.length)
+    const program = `let x = 0\n${line.repeat(count)}return x`
+    const fits = program + ' '.repeat(MAX_PROGRAM_BYTES - Buffer.byteLength(program))
+    assert.equal((await lives({}, fits)).value, count)
+    const outcome = await lives({}, `${fits} `)
+    assert.deepStrictEqual([outcome.kind, outcome.message], ['exception', lengthRefused(MAX_PROGRAM_BYTES + 1)])
+  })
   test('labels that would cost swc quadratic memory are refused: 5 000 stacked in 15 KB', async () => {
     // swc keeps an error for every pair of equal labels enclosing one another: 2 GB for these.
     const outcome = await lives({}, `${'l: '.repeat(5_000)}x`)

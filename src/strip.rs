@@ -7,7 +7,7 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
-use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
+use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, Unbounded, depth_bound};
 use crate::thread_clock::ThreadClock;
 
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
@@ -39,12 +39,18 @@ const CALLING_THREAD_STACK: usize = 56 << 20;
 /// and they go with the thread; up to 512 KiB of program, it holds any nesting at all.
 const MAX_STRIP_STACK: usize = 4 << 30;
 
+/// The longest program stripped: past it no stack this runtime gives is safe by the program's
+/// length alone, and a reading of the text before parsing cannot stand in for that (a hostile
+/// hunt found eleven ways past one, each of which took the host down).
+pub const MAX_PROGRAM_BYTES: usize = MAX_STRIP_STACK / STACK_PER_BYTE;
+
 /// Below this many colons a program cannot hold enough labels to matter (every label has one:
 /// 140 stacked labels make 9 730 pairs).
 const COLONS_READ_FOR_LABELS: usize = 140;
 
-/// Programs longer than the largest stack holds by their length alone are bounded by reading
-/// them (see `nesting`), and refused past this many levels: 42 KiB of stack each.
+/// Programs whose nesting a reading of their text (see `nesting`) bounds past this many levels
+/// are refused: swc's parse of some shapes that deep takes minutes, and V8 refuses to compile any
+/// program nested more than a few thousand levels deep.
 pub const MAX_NESTING: usize = 100_000;
 
 /// A stripped program, and the CPU time stripping spent on a thread other than the caller's.
@@ -55,11 +61,17 @@ pub struct Stripped {
 
 /// Erases the types of `program` on a stack deep enough for any program of its length (on a
 /// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
-/// Past 7 KiB, a program whose nesting `nesting` bounds above `MAX_NESTING` levels is refused: on
-/// a stack sized by length alone, swc's parse of some shapes that deep takes minutes. One whose
-/// nesting cannot be bounded is refused only when its length alone does not make it safe. Any
-/// program whose labels would cost swc quadratic time and memory is refused.
+/// Refused: a program longer than `MAX_PROGRAM_BYTES`; past 7 KiB, one whose nesting `nesting`
+/// bounds above `MAX_NESTING` levels (on a stack sized by length alone, swc's parse of some shapes
+/// that deep takes minutes); and one whose labels would cost swc quadratic time and memory.
 pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> Result<Stripped, String> {
+  if program.len() > MAX_PROGRAM_BYTES {
+    return Err(format!(
+      "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, \
+       since no stack can be sized to strip their types safely",
+      program.len()
+    ));
+  }
   let stack = program.len().saturating_mul(STACK_PER_BYTE);
   // Labels are read in any program with enough colons for them to matter (every label has one).
   let colons = program.bytes().filter(|&byte| byte == b':').count();
@@ -77,13 +89,8 @@ pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> R
            label comparisons)"
         ));
       }
-      Err(Unbounded::Readings) if stack > MAX_STRIP_STACK => {
-        return Err(format!(
-          "Maximum call stack size exceeded: the program's nesting cannot be bounded before parsing \
-           (its slashes read as regular expressions or divisions in more than {MAX_READINGS} ways at once)"
-        ));
-      }
-      _ => {}
+      // Too many readings at once to follow: the stack sized by length still holds it.
+      Err(Unbounded::Readings) | Ok(_) => {}
     }
   }
   if stack <= CALLING_THREAD_STACK {
@@ -95,7 +102,7 @@ pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> R
   std::thread::scope(|scope| {
     let stripping = std::thread::Builder::new()
       .name("dsh-strip".into())
-      .stack_size(stack.min(MAX_STRIP_STACK) + (1 << 20))
+      .stack_size(stack + (1 << 20))
       .spawn_scoped(scope, || {
         let clock = ThreadClock::current();
         if let Some(clock) = clock {
@@ -200,7 +207,7 @@ mod tests {
 
 #[cfg(test)]
 mod depth {
-  use super::{MAX_NESTING, strip_program};
+  use super::{MAX_NESTING, MAX_PROGRAM_BYTES, strip_program};
 
   /// Deep shapes, each well past what an 8 MiB stack holds, and short enough to be held by
   /// their length alone.
@@ -233,17 +240,26 @@ mod depth {
   }
 
   #[test]
-  fn programs_too_long_for_any_stack_are_bounded_by_reading_them() {
-    let program = format!("return {}1{}", "(".repeat(1_000_000), ")".repeat(1_000_000));
+  fn deep_programs_are_refused_by_reading_them_and_long_ones_by_their_length() {
+    let program = format!("return {}1{}", "(".repeat(200_000), ")".repeat(200_000));
     assert_eq!(
       strip_program(&program, &|_| {}).err(),
       Some(format!(
         "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
       ))
     );
-    // Long and flat: stripped.
-    let flat = "const x: number = 1;\n".repeat(50_000);
+    // Long and flat: stripped up to the limit, refused past it.
+    let flat = "const x: number = 1;\n".repeat(MAX_PROGRAM_BYTES / 21);
     assert_eq!(strip_program(&flat, &|_| {}).unwrap().code.len(), flat.len());
+    let longer = format!("{flat}{}", "\n".repeat(MAX_PROGRAM_BYTES + 1 - flat.len()));
+    assert_eq!(
+      strip_program(&longer, &|_| {}).err(),
+      Some(format!(
+        "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, since no \
+         stack can be sized to strip their types safely",
+        MAX_PROGRAM_BYTES + 1
+      ))
+    );
   }
 }
 

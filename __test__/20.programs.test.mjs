@@ -291,7 +291,13 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
       'RegExp.prototype[Symbol.match].name, RegExp.prototype[Symbol.match].length, String.prototype.split.length, ' +
       // Elements are defined, not stored: a setter on Array.prototype is never called.
       "(() => { Object.defineProperty(Array.prototype, 2, { set() { throw new Error('setter') }, configurable: true }); " +
-      "try { return [d(s.split(' ')), d(s.match(/o/g)), d(s.split(''))] } finally { delete Array.prototype[2] } })()]",
+      "try { return [d(s.split(' ')), d(s.match(/o/g)), d(s.split(''))] } finally { delete Array.prototype[2] } })(), " +
+      // Receivers, patterns and subjects that are not strings are converted once, then take the same path.
+      "d(s.split(/(o)(x)?/, 20)), d(s.split(/(?:)/u, 50)), d(s.split(/\\d+/y)), d(new String(s).split(' ')), d(s.split(1)), " +
+      "new String(s).replaceAll('o', '0').length, s.replaceAll(1, 'one').length, /o/g[Symbol.replace]({ toString: () => s }, '0').length, " +
+      "d(/o/g[Symbol.match]({ toString: () => s })), d(RegExp.prototype[Symbol.split].call(/ /, { toString: () => s }, 7)), " +
+      "(() => { try { return s.split(' ', 1n) } catch (e) { return `${e.constructor.name}: ${e.message}` } })(), " +
+      'RegExp.prototype[Symbol.split].name, RegExp.prototype[Symbol.split].length]',
     errors: 'const P = Array.prototype; const fail = (f) => { try { f() } catch (e) { return `${e.constructor.name}: ${e.message}` } }; ' +
       'return [fail(() => P.reduce.call({ length: 2 }, (a, b) => a)), fail(() => P.indexOf.call(null)), ' +
       'fail(() => P.map.call({ length: 2 ** 32 }, String))]',

@@ -73,21 +73,21 @@ const CHAINING_WORDS: &[&str] = &[
 /// Words that nest the statement after them: their level lasts until the enclosing bracket closes.
 const STATEMENT_WORDS: &[&str] = &["if", "else", "while", "for", "with", "do"];
 
-/// Equal labels enclosing one another past which a program is refused: swc keeps an error for
-/// each pair (about 200 bytes).
+/// Pairs of equal labels, one enclosing the other, past which a program is refused: swc keeps an
+/// error for each pair (about 200 bytes).
 pub const MAX_DUPLICATE_LABELS: usize = 10_000;
 
 /// Label comparisons swc makes (each label against every label enclosing it) past which a
-/// program is refused: about 150 ms of its time. (Keys of a multi-line object literal count as
-/// labels here: one of 14 000 keys still passes.)
+/// program is refused: about 150 ms of its time. (An object literal's first key, and any key at
+/// the start of a line, count as labels here: one of 14 000 keys on their own lines still passes.)
 pub const MAX_LABEL_PAIRS: usize = 100_000_000;
 
 /// Words after which a `/` may begin a regular expression or divide: `await /re/` and `yield /re/`
 /// in one function, an identifier `await` or `yield` divided in another.
 const CONTEXTUAL_WORDS: &[&str] = &["of", "default"];
 
-/// Readings alive at once past which the text is called unreadable (no program a person or a
-/// model writes comes near: a reading ends at most a line after the `/` that forked it).
+/// Readings alive at once past which the text is called unreadable, and refused (a program a
+/// person or a model writes rarely has two: a reading ends a line or a statement after its fork).
 pub const MAX_READINGS: usize = 64;
 
 /// What the previous significant token was.
@@ -127,6 +127,9 @@ struct Level {
   control: bool,
   /// Statements nested in this level by `STATEMENT_WORDS` and labels, never reset inside it.
   statements: usize,
+  /// For a `(`, `[` or `${`, the labels open outside it: a label inside an expression can only
+  /// be in a function's body, where swc starts a fresh set, so it pairs with none of these.
+  outside_labels: Option<(Option<Rc<Label>>, usize)>,
   outer: Option<Rc<Level>>,
 }
 
@@ -218,6 +221,7 @@ pub fn depth_bound(program: &str) -> Result<usize, Unbounded> {
       angled: false,
       control: false,
       statements: 0,
+      outside_labels: None,
       outer: None,
     }),
     open: 0,
@@ -382,7 +386,12 @@ impl<'a> Reading<'a> {
       if Rc::ptr_eq(a, b) {
         break;
       }
-      if (a.kind, a.control) != (b.kind, b.control) {
+      let same_outside = match (&a.outside_labels, &b.outside_labels) {
+        (Some((Some(mine), _)), Some((Some(theirs), _))) => Rc::ptr_eq(mine, theirs),
+        (Some((None, _)), Some((None, _))) | (None, None) => true,
+        _ => false,
+      };
+      if (a.kind, a.control) != (b.kind, b.control) || !same_outside {
         return false;
       }
       changed.push((a, a.chain.max(b.chain), a.statements.max(b.statements), a.angled || b.angled));
@@ -397,6 +406,7 @@ impl<'a> Reading<'a> {
         angled,
         control: level.control,
         statements,
+        outside_labels: level.outside_labels.clone(),
         outer: merged,
       }));
     }
@@ -410,6 +420,8 @@ impl<'a> Reading<'a> {
 
   fn open(&mut self, kind: u8) {
     let control = kind == b'(' && self.after_control;
+    let outside_labels = matches!(kind, b'(' | b'[' | b'$')
+      .then(|| (self.labels.take(), std::mem::take(&mut self.open_labels)));
     if matches!(kind, b'(' | b'[') && self.previous == Previous::Operand {
       // A call or an index nests the expression before it.
       self.add(1);
@@ -424,6 +436,7 @@ impl<'a> Reading<'a> {
       angled: false,
       control,
       statements: 0,
+      outside_labels,
       outer: Some(outer),
     });
     self.previous = Previous::Operator;
@@ -437,8 +450,12 @@ impl<'a> Reading<'a> {
     }
     self.reset_chain();
     let statements = self.level.statements;
+    let outside_labels = self.level.outside_labels.clone();
     let outer = self.level.outer.clone().expect("an open level has an outer one");
     self.level = outer;
+    if let Some((labels, open_labels)) = outside_labels {
+      (self.labels, self.open_labels) = (labels, open_labels);
+    }
     while let Some(label) = self.labels.as_ref().filter(|label| label.open == self.open) {
       self.labels = label.outer.clone();
       self.open_labels -= 1;
@@ -673,7 +690,8 @@ impl<'a> Reading<'a> {
           self.at += 1;
         }
       }
-      self.at += 1;
+      // An escape left open runs to the end of the text, and no further.
+      self.at = (self.at + 1).min(self.text.len());
     }
     let word = String::from_utf16_lossy(&self.text[start..self.at]);
     let chaining = CHAINING_WORDS.contains(&word.as_str());
@@ -1022,5 +1040,20 @@ mod tests {
   fn regexes_after_arrows_and_unbalanced_brackets_in_them_stay_one_reading() {
     let program = "const f = (s) => /\\(/.test(s)\nconst g = (s) => /[{]/.test(s)\n".repeat(500);
     assert!(depth_bound(&program).unwrap() < 10);
+  }
+
+  #[test]
+  fn an_identifier_escape_left_open_reads_to_the_end_and_no_further() {
+    assert!(depth_bound("return 1 + a\\u{").is_ok());
+    assert!(depth_bound(&format!("/*{}*/ return 1 + a\\u{{", " ".repeat(8_000))).is_ok());
+  }
+
+  #[test]
+  fn keys_inside_brackets_pair_with_no_label_outside_them() {
+    let rows = "{ id: 1 },".repeat(20_000);
+    assert!(depth_bound(&format!("const d = {{ id: 0, rows: [{rows}] }}; return d.rows.length")).is_ok());
+    // Fresh inside a function's parentheses too; stacked equal labels still pair.
+    assert!(depth_bound(&format!("l: f(() => {{ {} }})", "l: x;".repeat(300))).is_ok());
+    assert_eq!(depth_bound(&format!("f(() => {{ {}x }})", "l: ".repeat(200))), Err(Unbounded::Labels));
   }
 }

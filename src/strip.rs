@@ -7,7 +7,7 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
-use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, Unbounded, depth_bound};
+use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
 use crate::thread_clock::ThreadClock;
 
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
@@ -85,12 +85,18 @@ pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> R
       Err(Unbounded::Labels) => {
         return Err(format!(
           "the program's labels nest too deeply to strip its types safely (more than \
-           {MAX_DUPLICATE_LABELS} equal labels enclose one another, or more than {MAX_LABEL_PAIRS} \
-           label comparisons)"
+           {MAX_DUPLICATE_LABELS} pairs of equal labels, one enclosing the other, or more than \
+           {MAX_LABEL_PAIRS} label comparisons)"
         ));
       }
-      // Too many readings at once to follow: the stack sized by length still holds it.
-      Err(Unbounded::Readings) | Ok(_) => {}
+      // Not read to its end, so neither its labels nor its nesting are bounded.
+      Err(Unbounded::Readings) => {
+        return Err(format!(
+          "the program cannot be read before parsing: its slashes and comments read more than \
+           {MAX_READINGS} ways at once"
+        ));
+      }
+      Ok(_) => {}
     }
   }
   if stack <= CALLING_THREAD_STACK {

@@ -37,6 +37,9 @@ const TypeErrorCtor = TypeError;
 const RegExpPrototypeExec = RegExp.prototype.exec;
 const RegExpPrototypeReplace = RegExp.prototype[SymbolReplace];
 const RegExpPrototypeMatch = RegExp.prototype[SymbolMatch];
+const RegExpPrototypeSplit = RegExp.prototype[SymbolSplit];
+const RegExpCtor = RegExp;
+const SymbolSpecies = Symbol.species;
 
 const NO_CAPTURES = { __proto__: null, length: 0 };
 
@@ -189,11 +192,9 @@ function regExpMatch(rx, text) {
   }
 }
 
-/** String.prototype.split for a string separator, once any `Symbol.split` it has is ruled out. */
-function splitByString(text, separator, limit) {
-  const lim = limit === undefined ? 2 ** 32 - 1 : limit >>> 0;
+/** String.prototype.split for a string separator and a limit both converted. */
+function splitByString(text, separator, lim) {
   const parts = { __proto__: null, length: 0 };
-  if (lim === 0) return toArray(parts);
   if (separator.length === 0) {
     const end = MathMin(lim, text.length);
     for (let at = 0; at < end; at++) parts[parts.length++] = slice(text, at, at + 1);
@@ -206,6 +207,38 @@ function splitByString(text, separator, limit) {
     start = at + separator.length;
   }
   parts[parts.length++] = slice(text, start);
+  return toArray(parts);
+}
+
+/** RegExp.prototype[Symbol.split], as the specification writes it, for the regexp's own species. */
+function regExpSplit(rx, text, limit) {
+  const flags = toString(rx.flags);
+  const unicodeMatching = ReflectApply(StringPrototypeIncludes, flags, ['u']) || ReflectApply(StringPrototypeIncludes, flags, ['v']);
+  const splitter = new RegExpCtor(rx, ReflectApply(StringPrototypeIncludes, flags, ['y']) ? flags : `${flags}y`);
+  const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
+  const parts = { __proto__: null, length: 0 };
+  if (lim === 0) return toArray(parts);
+  let p = 0;
+  let q = 0;
+  while (q < text.length) {
+    splitter.lastIndex = q;
+    const match = regExpExec(splitter, text);
+    const end = match === null ? p : MathMin(toLength(splitter.lastIndex), text.length);
+    if (end === p) {
+      q = advanceStringIndex(text, q, unicodeMatching);
+      continue;
+    }
+    parts[parts.length++] = slice(text, p, q);
+    if (parts.length === lim) return toArray(parts);
+    p = end;
+    const captureCount = MathMax(toLength(match.length) - 1, 0);
+    for (let n = 1; n <= captureCount; n++) {
+      parts[parts.length++] = match[n];
+      if (parts.length === lim) return toArray(parts);
+    }
+    q = p;
+  }
+  parts[parts.length++] = slice(text, p, text.length);
   return toArray(parts);
 }
 
@@ -314,45 +347,84 @@ function install(target, key, method, native) {
   ObjectDefineProperty(target, key, { __proto__: null, value: method, writable: true, enumerable: false, configurable: true });
 }
 
+const isObject = (value) => value !== null && (typeof value === 'object' || typeof value === 'function');
+
+// Each wrapper converts its arguments once, in the specification's order, and then chooses by
+// the length of the text: V8's code gets the converted values, so nothing is converted twice.
+// A pattern that is an object (other than a regexp, which comes back through the methods on
+// RegExp.prototype) goes to V8's code as it is.
+
 install(RegExp.prototype, SymbolReplace, {
   [SymbolReplace](string, replaceValue) {
-    if (typeof string !== 'string' || string.length <= LONG_SUBJECT || this === null
-      || (typeof this !== 'object' && typeof this !== 'function')) {
-      return ReflectApply(RegExpPrototypeReplace, this, arguments);
-    }
-    return regExpReplace(this, string, replaceValue);
+    if (!isObject(this)) return ReflectApply(RegExpPrototypeReplace, this, arguments);
+    const text = toString(string);
+    if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
+    return regExpReplace(this, text, replaceValue);
   },
 }[SymbolReplace], RegExpPrototypeReplace);
 
 install(RegExp.prototype, SymbolMatch, {
   [SymbolMatch](string) {
-    if (typeof string !== 'string' || string.length <= LONG_SUBJECT || this === null
-      || (typeof this !== 'object' && typeof this !== 'function')) {
-      return ReflectApply(RegExpPrototypeMatch, this, arguments);
-    }
-    return regExpMatch(this, string);
+    if (!isObject(this)) return ReflectApply(RegExpPrototypeMatch, this, arguments);
+    const text = toString(string);
+    if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeMatch, this, [text]);
+    return regExpMatch(this, text);
   },
 }[SymbolMatch], RegExpPrototypeMatch);
 
+install(RegExp.prototype, SymbolSplit, {
+  [SymbolSplit](string, limit) {
+    if (!isObject(this)) return ReflectApply(RegExpPrototypeSplit, this, arguments);
+    const text = toString(string);
+    // A species of the program's own makes the splitter: V8's code runs it (reading it again).
+    const species = this.constructor;
+    if (text.length <= LONG_SUBJECT || (species !== undefined && species !== RegExpCtor)
+      || (species !== undefined && species[SymbolSpecies] !== RegExpCtor)) {
+      return ReflectApply(RegExpPrototypeSplit, this, [text, limit]);
+    }
+    return regExpSplit(this, text, limit);
+  },
+}[SymbolSplit], RegExpPrototypeSplit);
+
 install(String.prototype, 'split', {
   split(separator, limit) {
-    if (typeof this !== 'string' || this.length <= LONG_SUBJECT || typeof separator !== 'string'
-      || separator[SymbolSplit] != null) {
-      return ReflectApply(StringPrototypeSplit, this, arguments);
+    if (this === null || this === undefined || isObject(separator)) return ReflectApply(StringPrototypeSplit, this, arguments);
+    if (separator !== undefined && separator !== null) {
+      const splitter = separator[SymbolSplit];
+      if (splitter !== undefined && splitter !== null) {
+        return typeof splitter === 'function'
+          ? ReflectApply(splitter, separator, [this, limit])
+          : ReflectApply(StringPrototypeSplit, this, arguments);
+      }
     }
-    return splitByString(this, separator, limit);
+    const text = toString(this);
+    const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
+    const pattern = toString(separator);
+    if (text.length <= LONG_SUBJECT) {
+      return ReflectApply(StringPrototypeSplit, text, [separator === undefined ? undefined : pattern, lim]);
+    }
+    if (lim === 0) return toArray({ __proto__: null, length: 0 });
+    if (separator === undefined) return toArray({ __proto__: null, 0: text, length: 1 });
+    return splitByString(text, pattern, lim);
   },
 }.split, StringPrototypeSplit);
 
 install(String.prototype, 'replaceAll', {
   replaceAll(searchValue, replaceValue) {
-    if (typeof this !== 'string' || this.length <= LONG_SUBJECT || typeof searchValue !== 'string') {
+    if (this === null || this === undefined || isObject(searchValue)) {
       return ReflectApply(StringPrototypeReplaceAll, this, arguments);
     }
-    // A string pattern's `Symbol.replace` is whatever a program put on String.prototype: V8's
-    // code calls it (reading it once more).
-    const replacer = searchValue[SymbolReplace];
-    if (replacer !== undefined && replacer !== null) return ReflectApply(StringPrototypeReplaceAll, this, arguments);
-    return replaceAllOfString(this, searchValue, replaceValue);
+    if (searchValue !== undefined && searchValue !== null) {
+      const replacer = searchValue[SymbolReplace];
+      if (replacer !== undefined && replacer !== null) {
+        return typeof replacer === 'function'
+          ? ReflectApply(replacer, searchValue, [this, replaceValue])
+          : ReflectApply(StringPrototypeReplaceAll, this, arguments);
+      }
+    }
+    const text = toString(this);
+    const search = toString(searchValue);
+    if (text.length <= LONG_SUBJECT) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
+    return replaceAllOfString(text, search, replaceValue);
   },
 }.replaceAll, StringPrototypeReplaceAll);

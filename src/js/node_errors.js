@@ -15,18 +15,19 @@ export function nodeError(Base, code, message) {
   return error;
 }
 
-export function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
+/** How Node's ERR_INVALID_ARG_TYPE describes the value received. */
+export function describeReceived(value) {
+  if (value == null) return `${value}`;
+  if (typeof value === 'function') return `function ${value.name}`;
+  if (typeof value === 'object') {
     const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
+    return constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
   }
+  const shown = inspect(value);
+  return `type ${typeof value} (${shown.length > 25 ? `${StringPrototypeSlice(shown, 0, 25)}...` : shown})`;
+}
+
+export function invalidArgType(name, expected, value) {
   const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${shown}`);
+  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${describeReceived(value)}`);
 }

@@ -4,7 +4,7 @@
 import { core, primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import util from 'node:util';
-import { nodeError } from 'ext:dsh/node_errors.js';
+import { describeReceived, invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypeJoin,
@@ -22,7 +22,6 @@ const {
   ReflectApply,
   RegExpPrototypeExec,
   String,
-  StringPrototypeIncludes,
   StringPrototypeSlice,
   StringPrototypeSplit,
   SymbolFor,
@@ -31,23 +30,6 @@ const {
 const { op_is_native_error: isNativeError, op_is_promise: isPromise, op_is_reg_exp: isRegExp } = core.ops;
 
 const isDeepEqual = util[SymbolFor('dsh.node.util.isDeepEqual')];
-
-// A value as Node's argument errors describe it.
-function describe(value) {
-  if (value == null) return `${value}`;
-  if (typeof value === 'function') return `function ${value.name}`;
-  if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    return constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  }
-  const shown = inspect(value);
-  return `type ${typeof value} (${shown.length > 25 ? `${StringPrototypeSlice(shown, 0, 25)}...` : shown})`;
-}
-
-function invalidArgType(name, expected, value) {
-  const kind = StringPrototypeIncludes(name, '.') ? 'property' : 'argument';
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" ${kind} must be ${expected}. Received ${describe(value)}`);
-}
 
 const isError = (value) => isNativeError(value) || ObjectPrototypeIsPrototypeOf(Error.prototype, value);
 
@@ -344,7 +326,7 @@ async function rejectionOf(promiseFn) {
     promise = promiseFn();
     if (!isThenable(promise)) {
       throw nodeError(TypeError, 'ERR_INVALID_RETURN_VALUE',
-        `Expected instance of Promise to be returned from the "promiseFn" function but got ${describe(promise)}.`);
+        `Expected instance of Promise to be returned from the "promiseFn" function but got ${describeReceived(promise)}.`);
     }
   } else if (isThenable(promiseFn)) {
     promise = promiseFn;

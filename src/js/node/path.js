@@ -1,8 +1,7 @@
 // node:path, POSIX only. The working directory of a program is '/'.
 
 import { primordials } from 'ext:core/mod.js';
-import { inspect } from 'ext:dsh/inspect.js';
-import { nodeError } from 'ext:dsh/node_errors.js';
+import { invalidArgType } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayPrototypeJoin,
@@ -18,21 +17,6 @@ const {
 
 const SLASH = 47;
 const DOT = 46;
-
-function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : inspect(value, { depth: -1 });
-  } else {
-    shown = inspect(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The "${name}" argument must be ${expected}. Received ${shown}`);
-}
 
 function validateString(value, name) {
   if (typeof value !== 'string') throw invalidArgType(name, 'of type string', value);

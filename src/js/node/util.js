@@ -7,7 +7,7 @@ import { inspect as render } from 'ext:dsh/inspect.js';
 import { TextDecoder, TextEncoder, URL } from 'ext:dsh/web.js';
 import { queueMicrotask, setImmediate, setTimeout } from 'ext:dsh/world.js';
 import timersPromises from 'node:timers/promises';
-import { nodeError } from 'ext:dsh/node_errors.js';
+import { describeReceived, nodeError } from 'ext:dsh/node_errors.js';
 
 const {
   ArrayBufferPrototypeGetByteLength,
@@ -76,21 +76,10 @@ const {
 const ops = core.ops;
 
 function invalidArgType(name, expected, value) {
-  let shown;
-  if (value == null) shown = `${value}`;
-  else if (typeof value === 'function') shown = `function ${value.name}`;
-  else if (typeof value === 'object') {
-    const constructor = value.constructor?.name;
-    shown = constructor ? `an instance of ${constructor}` : render(value, { depth: -1 });
-  } else {
-    shown = render(value);
-    if (shown.length > 25) shown = `${StringPrototypeSlice(shown, 0, 25)}...`;
-    shown = `type ${typeof value} (${shown})`;
-  }
   let subject;
   if (StringPrototypeEndsWith(name, ' argument')) subject = name;
   else subject = `"${name}" ${StringPrototypeIncludes(name, '.') ? 'property' : 'argument'}`;
-  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The ${subject} must be ${expected}. Received ${shown}`);
+  return nodeError(TypeError, 'ERR_INVALID_ARG_TYPE', `The ${subject} must be ${expected}. Received ${describeReceived(value)}`);
 }
 
 function validateFunction(value, name) {

@@ -311,7 +311,7 @@ deno_core::extension!(
     crate::structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
-  esm = [dir "src/js", "inspect.js", "interruptible.js", "long_strings.js", "web.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
+  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "web.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
   options = { blobs: Arc<CountedBlobStore> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&op_dsh_blob_create_part()),

@@ -10,6 +10,7 @@
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
 import { core } from 'ext:core/mod.js';
+import { MAX_SAFE_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
@@ -17,7 +18,6 @@ const MathMax = Math.max;
 const MathMin = Math.min;
 
 const FAST_LENGTH_LIMIT = 2 ** 20;
-const MAX_SAFE_LENGTH = 2 ** 53 - 1;
 
 const ArrayCtor = Array;
 const ArrayPrototypeSortNative = Array.prototype.sort;
@@ -32,26 +32,11 @@ const SymbolSpecies = Symbol.species;
 const TypeErrorCtorForGuards = TypeError;
 const RangeErrorCtorForGuards = RangeError;
 
-function toIntegerOrInfinity(value) {
-  const number = +value;
-  return number !== number || number === 0 ? 0 : MathTrunc(number);
-}
-
-function toLength(value) {
-  const length = toIntegerOrInfinity(value);
-  return length <= 0 ? 0 : MathMin(length, MAX_SAFE_LENGTH);
-}
-
 /** A relative index (`start`, `end`, `fromIndex`), clamped to `[0, length]`. */
 function clampIndex(value, length, absent) {
   if (value === undefined) return absent;
   const index = toIntegerOrInfinity(value);
   return index < 0 ? MathMax(length + index, 0) : MathMin(index, length);
-}
-
-function toStringStrict(value) {
-  if (typeof value === 'symbol') throw new TypeErrorCtorForGuards('Cannot convert a Symbol value to a string');
-  return StringCtorForGuards(value);
 }
 
 function requireCallable(callback) {

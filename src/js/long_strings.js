@@ -9,6 +9,8 @@
 // or `indexOf` per match, which the budgets stop like any loop of the program's, while the heap
 // cap counts what the loop has built.
 
+import { toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+
 const LONG_SUBJECT = 2 ** 20;
 const PIECES_PER_CHUNK = 4096;
 
@@ -18,12 +20,9 @@ const ArrayCtor = Array;
 const ArrayFrom = Array.from;
 const MathMax = Math.max;
 const MathMin = Math.min;
-const MathTrunc = Math.trunc;
-const NumberIsFinite = Number.isFinite;
 const ObjectCtor = Object;
 const ObjectDefineProperty = Object.defineProperty;
 const ReflectApply = Reflect.apply;
-const StringCtor = String;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIncludes = String.prototype.includes;
 const StringPrototypeIndexOf = String.prototype.indexOf;
@@ -46,22 +45,6 @@ const NO_CAPTURES = { __proto__: null, length: 0 };
 const slice = (text, start, end) => ReflectApply(StringPrototypeSlice, text, end === undefined ? [start] : [start, end]);
 const indexOf = (text, search, from) => ReflectApply(StringPrototypeIndexOf, text, [search, from]);
 const codeAt = (text, index) => ReflectApply(StringPrototypeCharCodeAt, text, [index]);
-
-function toString(value) {
-  if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
-  return StringCtor(value);
-}
-
-function toIntegerOrInfinity(value) {
-  const number = +value;
-  if (number !== number || number === 0) return 0;
-  return NumberIsFinite(number) ? MathTrunc(number) : number;
-}
-
-function toLength(value) {
-  const length = toIntegerOrInfinity(value);
-  return length <= 0 ? 0 : MathMin(length, 2 ** 53 - 1);
-}
 
 function isDigit(unit) {
   return unit >= 0x30 && unit <= 0x39;
@@ -111,7 +94,7 @@ function getSubstitution(matched, text, position, captures, namedCaptures, templ
         at += 2;
       } else {
         const capture = namedCaptures[slice(template, at + 2, close)];
-        if (capture !== undefined) result += toString(capture);
+        if (capture !== undefined) result += toStringStrict(capture);
         at = close + 1;
       }
     } else {
@@ -178,7 +161,7 @@ function regExpExecResult(result) {
 
 /** RegExp.prototype[Symbol.match], as the specification writes it. */
 function regExpMatch(rx, text) {
-  const flags = toString(rx.flags);
+  const flags = toStringStrict(rx.flags);
   if (!ReflectApply(StringPrototypeIncludes, flags, ['g'])) return regExpExec(rx, text);
   const fullUnicode = ReflectApply(StringPrototypeIncludes, flags, ['u']) || ReflectApply(StringPrototypeIncludes, flags, ['v']);
   rx.lastIndex = 0;
@@ -186,7 +169,7 @@ function regExpMatch(rx, text) {
   for (;;) {
     const result = regExpExec(rx, text);
     if (result === null) return matches.length === 0 ? null : toArray(matches);
-    const matched = toString(result[0]);
+    const matched = toStringStrict(result[0]);
     matches[matches.length++] = matched;
     if (matched === '') rx.lastIndex = advanceStringIndex(text, toLength(rx.lastIndex), fullUnicode);
   }
@@ -212,7 +195,7 @@ function splitByString(text, separator, lim) {
 
 /** RegExp.prototype[Symbol.split], as the specification writes it, for the regexp's own species. */
 function regExpSplit(rx, text, limit) {
-  const flags = toString(rx.flags);
+  const flags = toStringStrict(rx.flags);
   const unicodeMatching = ReflectApply(StringPrototypeIncludes, flags, ['u']) || ReflectApply(StringPrototypeIncludes, flags, ['v']);
   const splitter = new RegExpCtor(rx, ReflectApply(StringPrototypeIncludes, flags, ['y']) ? flags : `${flags}y`);
   const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
@@ -245,8 +228,8 @@ function regExpSplit(rx, text, limit) {
 /** RegExp.prototype[Symbol.replace], as the specification writes it. */
 function regExpReplace(rx, text, replaceValue) {
   const functional = typeof replaceValue === 'function';
-  if (!functional) replaceValue = toString(replaceValue);
-  const flags = toString(rx.flags);
+  if (!functional) replaceValue = toStringStrict(replaceValue);
+  const flags = toStringStrict(rx.flags);
   const global = ReflectApply(StringPrototypeIncludes, flags, ['g']);
   let fullUnicode = false;
   if (global) {
@@ -259,7 +242,7 @@ function regExpReplace(rx, text, replaceValue) {
   const literal = !functional && !ReflectApply(StringPrototypeIncludes, replaceValue, ['$']);
   const append = (result) => {
     const captureCount = MathMax(toLength(result.length) - 1, 0);
-    const matched = toString(result[0]);
+    const matched = toStringStrict(result[0]);
     const position = MathMax(MathMin(toIntegerOrInfinity(result.index), text.length), 0);
     if (literal && captureCount === 0) {
       if (result.groups === null) throw new TypeErrorCtor('Cannot convert undefined or null to object');
@@ -273,7 +256,7 @@ function regExpReplace(rx, text, replaceValue) {
     const captures = { __proto__: null, length: captureCount };
     for (let n = 1; n <= captureCount; n++) {
       const capture = result[n];
-      captures[n - 1] = capture === undefined ? undefined : toString(capture);
+      captures[n - 1] = capture === undefined ? undefined : toStringStrict(capture);
     }
     let namedCaptures = result.groups;
     let replacement;
@@ -283,7 +266,7 @@ function regExpReplace(rx, text, replaceValue) {
       args[args.length++] = position;
       args[args.length++] = text;
       if (namedCaptures !== undefined) args[args.length++] = namedCaptures;
-      replacement = toString(ReflectApply(replaceValue, undefined, args));
+      replacement = toStringStrict(ReflectApply(replaceValue, undefined, args));
     } else {
       if (namedCaptures === null) throw new TypeErrorCtor('Cannot convert undefined or null to object');
       if (namedCaptures !== undefined) namedCaptures = ObjectCtor(namedCaptures);
@@ -310,7 +293,7 @@ function regExpReplace(rx, text, replaceValue) {
     if (building) append(result);
     else results[results.length++] = result;
     if (!global) break;
-    if (toString(result[0]) === '') rx.lastIndex = advanceStringIndex(text, toLength(rx.lastIndex), fullUnicode);
+    if (toStringStrict(result[0]) === '') rx.lastIndex = advanceStringIndex(text, toLength(rx.lastIndex), fullUnicode);
   }
   for (let r = 0; r < results.length; r++) append(results[r]);
   if (nextSourcePosition < text.length) addPiece(accumulated, slice(text, nextSourcePosition));
@@ -320,7 +303,7 @@ function regExpReplace(rx, text, replaceValue) {
 /** String.prototype.replaceAll for a string pattern, once any `Symbol.replace` it has is ruled out. */
 function replaceAllOfString(text, search, replaceValue) {
   const functional = typeof replaceValue === 'function';
-  if (!functional) replaceValue = toString(replaceValue);
+  if (!functional) replaceValue = toStringStrict(replaceValue);
   const advanceBy = MathMax(1, search.length);
   const positions = { __proto__: null, length: 0 };
   // StringIndexOf finds nothing from past the end, where String.prototype.indexOf would clamp.
@@ -332,7 +315,7 @@ function replaceAllOfString(text, search, replaceValue) {
   for (let p = 0; p < positions.length; p++) {
     const position = positions[p];
     const replacement = functional
-      ? toString(ReflectApply(replaceValue, undefined, [search, position, text]))
+      ? toStringStrict(ReflectApply(replaceValue, undefined, [search, position, text]))
       : getSubstitution(search, text, position, NO_CAPTURES, undefined, replaceValue);
     addPiece(result, slice(text, endOfLastMatch, position));
     addPiece(result, replacement);
@@ -357,7 +340,7 @@ const isObject = (value) => value !== null && (typeof value === 'object' || type
 install(RegExp.prototype, SymbolReplace, {
   [SymbolReplace](string, replaceValue) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeReplace, this, arguments);
-    const text = toString(string);
+    const text = toStringStrict(string);
     if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
     return regExpReplace(this, text, replaceValue);
   },
@@ -366,7 +349,7 @@ install(RegExp.prototype, SymbolReplace, {
 install(RegExp.prototype, SymbolMatch, {
   [SymbolMatch](string) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeMatch, this, arguments);
-    const text = toString(string);
+    const text = toStringStrict(string);
     if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeMatch, this, [text]);
     return regExpMatch(this, text);
   },
@@ -375,7 +358,7 @@ install(RegExp.prototype, SymbolMatch, {
 install(RegExp.prototype, SymbolSplit, {
   [SymbolSplit](string, limit) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeSplit, this, arguments);
-    const text = toString(string);
+    const text = toStringStrict(string);
     // A species of the program's own makes the splitter: V8's code runs it (reading it again).
     const species = this.constructor;
     if (text.length <= LONG_SUBJECT || (species !== undefined && species !== RegExpCtor)
@@ -397,9 +380,9 @@ install(String.prototype, 'split', {
           : ReflectApply(StringPrototypeSplit, this, arguments);
       }
     }
-    const text = toString(this);
+    const text = toStringStrict(this);
     const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
-    const pattern = toString(separator);
+    const pattern = toStringStrict(separator);
     if (text.length <= LONG_SUBJECT) {
       return ReflectApply(StringPrototypeSplit, text, [separator === undefined ? undefined : pattern, lim]);
     }
@@ -422,8 +405,8 @@ install(String.prototype, 'replaceAll', {
           : ReflectApply(StringPrototypeReplaceAll, this, arguments);
       }
     }
-    const text = toString(this);
-    const search = toString(searchValue);
+    const text = toStringStrict(this);
+    const search = toStringStrict(searchValue);
     if (text.length <= LONG_SUBJECT) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
     return replaceAllOfString(text, search, replaceValue);
   },

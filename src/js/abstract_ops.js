@@ -1,0 +1,26 @@
+// The specification's conversions, for the built-ins written here in JavaScript
+// (interruptible.js, long_strings.js). Evaluated into the snapshot before any program runs, so
+// what they call are the intrinsics.
+
+const MathMin = Math.min;
+const MathTrunc = Math.trunc;
+const StringCtor = String;
+const TypeErrorCtor = TypeError;
+
+export const MAX_SAFE_LENGTH = 2 ** 53 - 1;
+
+export function toIntegerOrInfinity(value) {
+  const number = +value;
+  return number !== number || number === 0 ? 0 : MathTrunc(number);
+}
+
+export function toLength(value) {
+  const length = toIntegerOrInfinity(value);
+  return length <= 0 ? 0 : MathMin(length, MAX_SAFE_LENGTH);
+}
+
+/** ToString, which refuses a symbol where `String()` would describe it. */
+export function toStringStrict(value) {
+  if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
+  return StringCtor(value);
+}

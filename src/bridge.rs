@@ -7,10 +7,10 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
-use crate::job::RunJob;
-use crate::ledger::{Ending, FailureKind, Ledger, Settled};
-use crate::limits::{Limit, Limits, heap_bytes};
-use crate::run::{BindingDispatch, Report, RunShared, Usage};
+use crate::engine::job::RunJob;
+use crate::limits::budgets::{Limit, Limits, heap_bytes};
+use crate::limits::run::{BindingDispatch, Report, RunShared, Usage};
+use crate::output::ledger::{Ending, FailureKind, Ledger, Settled};
 
 /// One run as the JavaScript wrapper describes it (limits already validated there).
 #[napi(object)]
@@ -118,13 +118,14 @@ pub fn settle_without_run(
 /// Isolate threads alive in this process: zero once every run has settled.
 #[napi]
 pub fn live_isolate_threads() -> u32 {
-  crate::isolate::live_isolate_threads() as u32
+  crate::engine::live_isolate_threads() as u32
 }
 
-/// Bytes malloc has handed out and not had back, process-wide; null where malloc is not glibc's.
+/// Bytes malloc has handed out and not had back, process-wide; null where the allocator does
+/// not say (see dsh-os).
 #[napi]
 pub fn malloc_in_use_bytes() -> Option<f64> {
-  crate::arena::malloc_in_use_bytes().map(|bytes| bytes as f64)
+  dsh_os::memory::allocated_bytes().map(|bytes| bytes as f64)
 }
 
 /// Isolate threads the watchdog demoted to idle scheduling because they stayed inside a run
@@ -139,7 +140,7 @@ pub struct RunawayThreads {
 
 #[napi]
 pub fn runaway_threads() -> RunawayThreads {
-  let (total, running) = crate::run::runaway_threads();
+  let (total, running) = crate::limits::run::runaway_threads();
   RunawayThreads {
     total: total as u32,
     running: running as u32,
@@ -149,13 +150,13 @@ pub fn runaway_threads() -> RunawayThreads {
 /// Runs whose native state still exists: zero once every run has settled and its isolate is gone.
 #[napi]
 pub fn live_runs() -> u32 {
-  crate::run::live_runs() as u32
+  crate::limits::run::live_runs() as u32
 }
 
 /// Isolates prepared ahead of demand for one runtime (they share its heap cap).
 #[napi]
 pub struct NativePool {
-  pool: Arc<crate::pool::Pool>,
+  pool: Arc<crate::engine::pool::Pool>,
 }
 
 #[napi]
@@ -163,10 +164,10 @@ impl NativePool {
   #[napi(constructor)]
   pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
     Self {
-      pool: crate::pool::Pool::new(
+      pool: crate::engine::pool::Pool::new(
         capacity as usize,
         heap_bytes(max_old_generation_size_mb),
-        crate::platform::SPAWNER,
+        crate::engine::platform::SPAWNER,
       ),
     }
   }
@@ -246,7 +247,7 @@ impl NativeRun {
     // A prepared isolate has the pool's heap cap: use it only when that is this run's cap.
     match pool {
       Some(NativePool { pool }) if pool.heap_bytes == job.shared.limits.heap_bytes => pool.submit(job),
-      _ => crate::platform::submit(job),
+      _ => crate::engine::platform::submit(job),
     }
     Ok(promise)
   }

@@ -1,5 +1,12 @@
 //! dsh-code-runtime-v8: runs one model-written TypeScript program per call in its own V8
 //! isolate, inside Node, and gives back only what it printed and returned.
+//!
+//! The rooms follow a run's data (docs/architecture.md): `bridge` is the napi surface; `engine`
+//! prepares isolates and runs programs in them; `limits` holds a run's shared state and what
+//! enforces its budgets; `output` is the ledger and the reading of values out of V8; `program`
+//! turns the program's text into JavaScript. `bridge` may import `engine`, `limits` and `output`;
+//! `engine` may import `limits`, `output` and `program`; `limits` may import `output`; `output`
+//! and `program` import no other room (`__test__/01.rooms.test.mjs` holds them to it).
 
 // Unit tests reach the pure modules only; the napi exports are called from JavaScript.
 #![cfg_attr(
@@ -9,29 +16,11 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-mod arena;
 mod bridge;
-mod buffers;
-pub mod digest;
-mod isolate;
-mod job;
-pub mod json_text;
-pub mod ledger;
+pub mod engine;
 pub mod limits;
-mod lossless;
-mod modules;
-mod nesting;
-mod ops;
-pub(crate) mod platform;
-mod pool;
-mod run;
-pub mod snapshot;
-mod stack;
-pub mod strip;
-mod structured_clone;
-mod thread_clock;
-mod watchdog;
-mod world;
+pub mod output;
+pub mod program;
 
 /// Locks `mutex` even if a thread panicked while holding it: every lock here guards state that
 /// stays consistent between statements, and a run must still settle after a panic.

@@ -12,7 +12,7 @@ fn main() {
     eprintln!("usage: dsh-snapshot <output path>");
     std::process::exit(2);
   };
-  let snapshot = dsh_code_runtime_v8::snapshot::create();
+  let snapshot = dsh_code_runtime_v8::engine::snapshot::create();
   std::fs::write(&output, snapshot).expect("the snapshot is written");
 }
 

@@ -7,8 +7,8 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
-use crate::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
-use crate::thread_clock::ThreadClock;
+use crate::program::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
+use dsh_os::Thread;
 
 /// The program is parsed as the body of an async function so top-level `return` and `await` parse.
 const PREFIX: &str = "async function __dsh_program__() {\n";
@@ -64,7 +64,7 @@ pub struct Stripped {
 /// Refused: a program longer than `MAX_PROGRAM_BYTES`; past 7 KiB, one whose nesting `nesting`
 /// bounds above `MAX_NESTING` levels (on a stack sized by length alone, swc's parse of some shapes
 /// that deep takes minutes); and one whose labels would cost swc quadratic time and memory.
-pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> Result<Stripped, String> {
+pub fn strip_program(program: &str, started: &(dyn Fn(Thread) + Sync)) -> Result<Stripped, String> {
   if program.len() > MAX_PROGRAM_BYTES {
     return Err(format!(
       "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, \
@@ -110,12 +110,15 @@ pub fn strip_program(program: &str, started: &(dyn Fn(ThreadClock) + Sync)) -> R
       .name("dsh-strip".into())
       .stack_size(stack + (1 << 20))
       .spawn_scoped(scope, || {
-        let clock = ThreadClock::current();
-        if let Some(clock) = clock {
-          started(clock);
+        let thread = Thread::current();
+        if let Some(thread) = &thread {
+          started(thread.clone());
         }
         let stripped = strip_types(program);
-        (stripped, clock.and_then(|clock| clock.read()).unwrap_or_default())
+        (
+          stripped,
+          thread.and_then(|thread| thread.cpu_time()).unwrap_or_default(),
+        )
       })
       .map_err(|error| format!("could not start a thread to strip the program: {error}"))?;
     let (stripped, helper_cpu) = stripping

@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
-use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
-use crate::job::RunJob;
+use crate::engine::isolate::{LiveThread, PreparedIsolate, event_loop};
+use crate::engine::job::RunJob;
 
 /// How often an idle prepared isolate checks whether its pool was closed.
 const IDLE_CHECK: Duration = Duration::from_millis(100);

@@ -1,6 +1,6 @@
 //! The byte-exact output ledger: `bytes(JSON(logs)) + bytes(JSON(value or message)) <= max`.
 
-use crate::json_text::{fitting_prefix, string_cost, string_cost_up_to};
+use crate::output::json_text::{fitting_prefix, string_cost, string_cost_up_to};
 
 /// A log entry or message as UTF-16 code units, so lone surrogates survive.
 pub type Text = Vec<u16>;
@@ -147,7 +147,7 @@ impl Ledger {
 
   /// `output-limit`: the logs repacked under the message, then the message cut to what is left.
   fn limit(self) -> Settled {
-    let message = crate::limits::output_message(self.max);
+    let message = output_message(self.max);
     let log_budget = self.max.saturating_sub(message.len() + 2);
     let mut kept = Vec::new();
     let mut used = 2;
@@ -179,6 +179,13 @@ impl Ledger {
       error: Some((FailureKind::OutputLimit, message)),
     }
   }
+}
+
+/// What a run that outgrew `maxOutputBytes` says (the ledger then cuts it to what fits).
+pub fn output_message(max_output_bytes: usize) -> Text {
+  format!("outer output exceeded {max_output_bytes} bytes")
+    .encode_utf16()
+    .collect()
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use deno_core::{JsRuntimeForSnapshot, RuntimeOptions, v8};
 
-use crate::buffers::BufferBudget;
+use crate::engine::buffers::BufferBudget;
 
 /// Builds the world in a snapshotting runtime and returns the snapshot's bytes.
 pub fn create() -> Box<[u8]> {
@@ -19,15 +19,15 @@ pub fn create() -> Box<[u8]> {
   // given here with ours.
   v8::V8::set_flags_from_string(&format!(
     "{} --predictable-gc-schedule --predictable --random-seed=42",
-    crate::platform::V8_FLAGS
+    crate::engine::platform::V8_FLAGS
   ));
   deno_core::JsRuntime::init_platform(None);
-  let tokio = crate::isolate::event_loop().expect("a tokio runtime");
+  let tokio = crate::engine::isolate::event_loop().expect("a tokio runtime");
   let _entered = tokio.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
     // The world's entry module runs here and keeps its `start` function on the global object.
-    extensions: crate::world::extensions(BufferBudget::new(usize::MAX)),
-    create_params: Some(v8::CreateParams::default().cpp_heap(crate::isolate::cpp_heap())),
+    extensions: crate::engine::world::extensions(BufferBudget::new(usize::MAX)),
+    create_params: Some(v8::CreateParams::default().cpp_heap(crate::engine::isolate::cpp_heap())),
     ..Default::default()
   });
   {

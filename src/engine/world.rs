@@ -2,15 +2,13 @@
 //! timers, process, the binding namespaces), the `node:` modules programs may import, and the
 //! ops none of them needs, refused by name.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use deno_core::{Extension, ExtensionFileSource};
-use deno_web::{BlobPart, BlobStore, BlobStoreTrait, InMemoryBlobPart};
-use uuid::Uuid;
 
-use crate::buffers::BufferBudget;
-use crate::ops::dsh;
+use crate::engine::blobs::CountedBlobStore;
+use crate::engine::buffers::BufferBudget;
+use crate::engine::{ops, structured_clone};
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
@@ -39,6 +37,41 @@ pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
   ]
 }
 
+// The world's own ops and modules, with deno_web's ops that it replaces or refuses.
+deno_core::extension!(
+  dsh,
+  deps = [deno_webidl, deno_web, deno_crypto],
+  ops = [
+    ops::op_dsh_log,
+    ops::op_dsh_args_json,
+    ops::op_dsh_settle_value,
+    ops::op_dsh_settle_thrown,
+    ops::op_dsh_settle_thrown_later,
+    ops::op_dsh_exit,
+    ops::op_dsh_binding_call,
+    ops::op_dsh_is_proxy,
+    ops::op_dsh_keep_start,
+    ops::op_dsh_digest,
+    ops::op_dsh_hmac,
+    ops::op_dsh_blob_create_part,
+    ops::op_dsh_blob_slice_part,
+    structured_clone::op_dsh_structured_clone,
+  ],
+  esm_entry_point = "ext:dsh/main.js",
+  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "web.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
+  options = { blobs: Arc<CountedBlobStore> },
+  middleware = |op| match op.name {
+    "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),
+    "op_blob_slice_part" => op.with_implementation_from(&ops::op_dsh_blob_slice_part()),
+    "op_structured_clone" => op.with_implementation_from(&structured_clone::op_dsh_structured_clone()),
+    name if is_refused_op(name) => op.disable(),
+    _ => op,
+  },
+  state = |state, options| {
+    state.put(options.blobs);
+  },
+);
+
 /// deno_web's native classes that no part of the world uses: geometry, image data and CSS.
 const UNUSED_CLASSES: &[&str] = &[
   "CSSRule",
@@ -56,18 +89,24 @@ const UNUSED_CLASSES: &[&str] = &[
 /// Node's built-in modules that need no authority, by specifier; each is evaluated on its first
 /// import. `import('util')` finds `node:util` too, as Node allows.
 const NODE_MODULES: &[(&str, &str)] = &[
-  ("node:assert", include_str!("js/node/assert.js")),
-  ("node:assert/strict", include_str!("js/node/assert_strict.js")),
-  ("node:buffer", include_str!("js/node/buffer.js")),
-  ("node:crypto", include_str!("js/node/crypto.js")),
-  ("node:events", include_str!("js/node/events.js")),
-  ("node:path", include_str!("js/node/path.js")),
-  ("node:querystring", include_str!("js/node/querystring.js")),
-  ("node:string_decoder", include_str!("js/node/string_decoder.js")),
-  ("node:timers", include_str!("js/node/timers.js")),
-  ("node:timers/promises", include_str!("js/node/timers_promises.js")),
-  ("node:url", include_str!("js/node/url.js")),
-  ("node:util", include_str!("js/node/util.js")),
+  ("node:assert", include_str!("../js/node/assert.js")),
+  ("node:assert/strict", include_str!("../js/node/assert_strict.js")),
+  ("node:buffer", include_str!("../js/node/buffer.js")),
+  ("node:crypto", include_str!("../js/node/crypto.js")),
+  ("node:events", include_str!("../js/node/events.js")),
+  ("node:path", include_str!("../js/node/path.js")),
+  ("node:querystring", include_str!("../js/node/querystring.js")),
+  (
+    "node:string_decoder",
+    include_str!("../js/node/string_decoder.js"),
+  ),
+  ("node:timers", include_str!("../js/node/timers.js")),
+  (
+    "node:timers/promises",
+    include_str!("../js/node/timers_promises.js"),
+  ),
+  ("node:url", include_str!("../js/node/url.js")),
+  ("node:util", include_str!("../js/node/util.js")),
 ];
 
 /// The `node:` specifier a program's import names, if it names one of `NODE_MODULES`.
@@ -119,111 +158,6 @@ pub fn is_refused_op(name: &str) -> bool {
     "op_urlpattern_",
   ];
   REFUSED.contains(&name) || REFUSED_FAMILIES.iter().any(|family| name.starts_with(family))
-}
-
-/// deno_web's in-memory blob store, with every part the program creates counted against the
-/// run's ArrayBuffer cap until the Blob is collected.
-#[derive(Debug)]
-pub struct CountedBlobStore {
-  parts: BlobStore,
-  counted: Mutex<HashMap<Uuid, usize>>,
-  buffers: Arc<BufferBudget>,
-}
-
-impl CountedBlobStore {
-  fn new(buffers: Arc<BufferBudget>) -> Self {
-    Self {
-      parts: BlobStore::default(),
-      counted: Mutex::default(),
-      buffers,
-    }
-  }
-
-  /// Stores a copy of `data`; `None` when it would pass the cap.
-  pub fn insert_copy(&self, data: &[u8]) -> Option<Uuid> {
-    if !self.buffers.reserve(data.len()) {
-      return None;
-    }
-    let id = self
-      .parts
-      .insert_part(Arc::new(InMemoryBlobPart::from(data.to_vec())));
-    crate::lock(&self.counted).insert(id, data.len());
-    Some(id)
-  }
-}
-
-/// A slice of a stored part, validated with checked arithmetic: deno_web's own check adds the
-/// program's `start` and `len` unchecked, and the sum wrapped past a 2^64 offset, passed, and
-/// panicked later where it cannot unwind.
-#[derive(Debug)]
-struct SlicedPart {
-  part: Arc<dyn BlobPart + Send + Sync>,
-  start: usize,
-  len: usize,
-}
-
-#[async_trait::async_trait]
-impl BlobPart for SlicedPart {
-  async fn read<'a>(&'a self) -> &'a [u8] {
-    let whole = self.part.read().await;
-    // Checked when the slice was made; an empty slice if a part ever shrank.
-    whole.get(self.start..self.start + self.len).unwrap_or_default()
-  }
-
-  fn size(&self) -> usize {
-    self.len
-  }
-}
-
-impl CountedBlobStore {
-  /// A slice of `len` bytes from `start` of part `id`; `None` if the part is gone or too short.
-  pub fn insert_slice(&self, id: &Uuid, start: usize, len: usize) -> Option<Uuid> {
-    let part = self.parts.get_part(id)?;
-    let end = start.checked_add(len)?;
-    if end > part.size() {
-      return None;
-    }
-    Some(self.parts.insert_part(Arc::new(SlicedPart { part, start, len })))
-  }
-}
-
-impl BlobStoreTrait for CountedBlobStore {
-  fn insert_part(&self, part: Arc<dyn BlobPart + Send + Sync>) -> Uuid {
-    self.parts.insert_part(part)
-  }
-
-  fn get_part(&self, id: &Uuid) -> Option<Arc<dyn BlobPart + Send + Sync>> {
-    self.parts.get_part(id)
-  }
-
-  fn remove_part(&self, id: &Uuid) -> Option<Arc<dyn BlobPart + Send + Sync>> {
-    if let Some(len) = crate::lock(&self.counted).remove(id) {
-      self.buffers.release(len);
-    }
-    self.parts.remove_part(id)
-  }
-
-  fn get_object_url(&self, url: deno_core::url::Url) -> Option<Arc<deno_web::Blob>> {
-    self.parts.get_object_url(url)
-  }
-
-  fn insert_object_url(
-    &self,
-    blob: deno_web::Blob,
-    location: Option<deno_core::url::Url>,
-  ) -> deno_core::url::Url {
-    self.parts.insert_object_url(blob, location)
-  }
-
-  fn remove_object_url(&self, url: &deno_core::url::Url) {
-    self.parts.remove_object_url(url)
-  }
-
-  fn clear(&self) {
-    let counted: usize = crate::lock(&self.counted).drain().map(|(_, len)| len).sum();
-    self.buffers.release(counted);
-    self.parts.clear()
-  }
 }
 
 /// Node's built-in modules that are refused because they would give a program authority over

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use deno_core::JsRuntime;
 
-use crate::isolate::PreparedIsolate;
-use crate::ledger::FailureKind;
-use crate::run::{BindingDispatch, RunShared};
+use crate::engine::isolate::PreparedIsolate;
+use crate::limits::run::{BindingDispatch, RunShared};
+use crate::output::ledger::FailureKind;
 
 /// A run handed to an isolate thread, and how its result reaches the caller.
 pub struct RunJob {
@@ -33,12 +33,12 @@ impl RunJob {
       dispatch,
     } = self;
     shared.bind_clock_to_current_thread();
-    crate::watchdog::watch(shared.clone());
+    crate::limits::watchdog::watch(shared.clone());
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<JsRuntime, String> {
       let isolate = isolate?;
       // Stripped here, not on the caller's thread: a huge program must not block Node's event
       // loop, and its time counts against the run's budgets.
-      let stripped = crate::strip::strip_program(&program, &|helper| shared.helper_started(helper));
+      let stripped = crate::program::strip::strip_program(&program, &|helper| shared.helper_started(helper));
       shared.helper_ended(
         stripped
           .as_ref()
@@ -79,7 +79,7 @@ impl RunJob {
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
-    crate::arena::isolate_disposed();
+    crate::limits::arena::isolate_disposed();
     !shared.was_demoted()
   }
 

@@ -7,13 +7,21 @@ use std::sync::Arc;
 use deno_core::{JsRuntime, OpState, op2, v8};
 use deno_error::JsErrorBox;
 
-use crate::digest;
-use crate::ledger::{Ending, FailureKind};
-use crate::limits::Limit;
-use crate::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
-use crate::run::{BindingDispatch, RunShared};
-use crate::stack::render_thrown;
-use crate::world::CountedBlobStore;
+use crate::engine::blobs::CountedBlobStore;
+use crate::engine::digest;
+use crate::engine::stack::render_thrown;
+use crate::limits::budgets::Limit;
+use crate::limits::run::{BindingDispatch, RunShared};
+use crate::output::ledger::{Ending, FailureKind};
+use crate::output::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
+
+/// Where the world keeps its `start` function: a private key, invisible to programs.
+pub const START_KEY: &str = "dsh-code-runtime-v8#start";
+
+pub fn start_key<'s>(scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+  let name = v8::String::new(scope, START_KEY).expect("a short key");
+  v8::Private::for_api(scope, Some(name))
+}
 
 /// What the ops of one run share, kept in its `OpState`.
 pub struct RunContext {
@@ -226,7 +234,7 @@ mod tests {
 #[op2(nofast)]
 pub fn op_dsh_keep_start<'s>(scope: &mut v8::PinScope<'s, '_>, start: v8::Local<'s, v8::Function>) {
   let global = scope.get_current_context().global(scope);
-  let key = crate::isolate::start_key(scope);
+  let key = start_key(scope);
   if global.has_private(scope, key) != Some(true) {
     global.set_private(scope, key, start.into());
   }
@@ -290,37 +298,3 @@ pub fn op_dsh_blob_slice_part(
     .insert_slice(&id, options.start, options.len)
     .ok_or_else(|| JsErrorBox::type_error("the Blob slice is outside its part"))
 }
-
-deno_core::extension!(
-  dsh,
-  deps = [deno_webidl, deno_web, deno_crypto],
-  ops = [
-    op_dsh_log,
-    op_dsh_args_json,
-    op_dsh_settle_value,
-    op_dsh_settle_thrown,
-    op_dsh_settle_thrown_later,
-    op_dsh_exit,
-    op_dsh_binding_call,
-    op_dsh_is_proxy,
-    op_dsh_keep_start,
-    op_dsh_digest,
-    op_dsh_hmac,
-    op_dsh_blob_create_part,
-    op_dsh_blob_slice_part,
-    crate::structured_clone::op_dsh_structured_clone,
-  ],
-  esm_entry_point = "ext:dsh/main.js",
-  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "web.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
-  options = { blobs: Arc<CountedBlobStore> },
-  middleware = |op| match op.name {
-    "op_blob_create_part" => op.with_implementation_from(&op_dsh_blob_create_part()),
-    "op_blob_slice_part" => op.with_implementation_from(&op_dsh_blob_slice_part()),
-    "op_structured_clone" => op.with_implementation_from(&crate::structured_clone::op_dsh_structured_clone()),
-    name if crate::world::is_refused_op(name) => op.disable(),
-    _ => op,
-  },
-  state = |state, options| {
-    state.put(options.blobs);
-  },
-);

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
-use crate::ledger::{Ending, FailureKind, Ledger, Settled, Text};
-use crate::limits::{Limit, Limits};
-use crate::thread_clock::ThreadClock;
+use crate::limits::budgets::{Limit, Limits};
+use crate::output::ledger::{Ending, FailureKind, Ledger, Settled, Text};
+use dsh_os::Thread;
 
 /// Sends one binding call `(call id, namespace, member, JSON arguments)` to the host, which
 /// answers through `RunShared::answer`; `false` when it could not be sent.
@@ -90,12 +90,12 @@ impl Phase {
 
 /// The CPU clock of the isolate thread, valid only while that thread lives.
 struct CpuClock {
-  thread: ThreadClock,
+  thread: Thread,
   baseline: Duration,
   /// CPU time the run spent on helper threads that have finished (stripping).
   helpers: Duration,
   /// A helper thread still at work: its CPU time counts as it goes.
-  helper: Option<ThreadClock>,
+  helper: Option<Thread>,
 }
 
 static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -140,8 +140,8 @@ pub struct RunShared {
   pub(crate) stopped: Notify,
   /// Hands the result to the caller; taken by whichever side delivers first.
   deliver: Mutex<Option<Deliver>>,
-  /// The isolate thread's kernel id, for demotion.
-  thread_id: Mutex<Option<libc::pid_t>>,
+  /// The isolate thread, for demotion.
+  thread: Mutex<Option<Thread>>,
   /// Set once the isolate thread has left the run (it may still be disposing of the isolate).
   left: AtomicBool,
   demoted: AtomicBool,
@@ -165,7 +165,7 @@ impl RunShared {
       calls: Mutex::new(WaitingCalls::default()),
       stopped: Notify::new(),
       deliver: Mutex::new(Some(deliver)),
-      thread_id: Mutex::new(None),
+      thread: Mutex::new(None),
       left: AtomicBool::new(false),
       demoted: AtomicBool::new(false),
     })
@@ -308,11 +308,11 @@ impl RunShared {
   }
 
   pub(crate) fn bind_clock_to_current_thread(&self) {
-    let Some(thread) = ThreadClock::current() else {
+    let Some(thread) = Thread::current() else {
       return;
     };
-    *crate::lock(&self.thread_id) = Some(thread.id);
-    if let Some(baseline) = thread.read() {
+    *crate::lock(&self.thread) = Some(thread.clone());
+    if let Some(baseline) = thread.cpu_time() {
       *crate::lock(&self.clock) = Some(CpuClock {
         thread,
         baseline,
@@ -333,13 +333,17 @@ impl RunShared {
   pub fn busy_time(&self) -> Option<Duration> {
     let clock = crate::lock(&self.clock);
     let clock = clock.as_ref()?;
-    let helper = clock.helper.and_then(|helper| helper.read()).unwrap_or_default();
-    let own = clock.thread.read()?;
+    let helper = clock
+      .helper
+      .as_ref()
+      .and_then(Thread::cpu_time)
+      .unwrap_or_default();
+    let own = clock.thread.cpu_time()?;
     Some(own.saturating_sub(clock.baseline) + clock.helpers + helper)
   }
 
   /// A helper thread started working for this run.
-  pub(crate) fn helper_started(&self, helper: ThreadClock) {
+  pub(crate) fn helper_started(&self, helper: Thread) {
     if let Some(clock) = crate::lock(&self.clock).as_mut() {
       clock.helper = Some(helper);
     }
@@ -393,16 +397,19 @@ impl RunShared {
     if worked_since >= RUNAWAY_AFTER {
       // Under the thread lock, which `leave` takes too: a thread that has left is never demoted,
       // and one demoted is counted back exactly once.
-      let thread = crate::lock(&self.thread_id);
+      let thread = crate::lock(&self.thread);
       if !self.left.load(Ordering::SeqCst) && !self.demoted.swap(true, Ordering::SeqCst) {
         RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
         RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);
-        if let Some(thread) = *thread {
-          demote(thread);
+        if let Some(thread) = thread.as_ref() {
+          thread.demote();
         }
         // A helper still stripping for the run goes down with it.
-        if let Some(helper) = crate::lock(&self.clock).as_ref().and_then(|clock| clock.helper) {
-          demote(helper.id);
+        if let Some(helper) = crate::lock(&self.clock)
+          .as_ref()
+          .and_then(|clock| clock.helper.as_ref())
+        {
+          helper.demote();
         }
       }
     }
@@ -417,7 +424,7 @@ impl RunShared {
   /// The isolate thread is done with the run: no stop may reach its isolate any more.
   pub(crate) fn leave(&self) {
     self.state().isolate = None;
-    let _thread = crate::lock(&self.thread_id);
+    let _thread = crate::lock(&self.thread);
     self.left.store(true, Ordering::SeqCst);
     if self.demoted.load(Ordering::SeqCst) {
       RUNAWAYS_NOW.fetch_sub(1, Ordering::SeqCst);
@@ -438,19 +445,9 @@ impl RunShared {
   }
 }
 
-impl crate::watchdog::Watched for RunShared {
+impl crate::limits::watchdog::Watched for RunShared {
   fn poll(&self) -> bool {
     self.watch()
-  }
-}
-
-/// Lowers a thread that V8 cannot stop to idle scheduling, so it cannot starve the host.
-fn demote(thread: libc::pid_t) {
-  let idle = libc::sched_param { sched_priority: 0 };
-  // SAFETY: plain system calls on a thread id of this process; failure leaves it as it was.
-  unsafe {
-    libc::sched_setscheduler(thread, libc::SCHED_IDLE, &idle);
-    libc::setpriority(libc::PRIO_PROCESS, thread as libc::id_t, 19);
   }
 }
 

@@ -8,23 +8,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
-use crate::buffers::{BufferBudget, counting_allocator};
-use crate::ledger::{Ending, FailureKind, Text};
-use crate::limits::Limit;
-use crate::lossless::{Intrinsics, read_utf16};
-use crate::ops::RunContext;
-use crate::run::{BindingDispatch, RunShared};
+use crate::engine::buffers::{BufferBudget, counting_allocator};
+use crate::engine::ops::{RunContext, start_key};
+use crate::limits::budgets::Limit;
+use crate::limits::run::{BindingDispatch, RunShared};
+use crate::output::ledger::{Ending, FailureKind, Text};
+use crate::output::lossless::{Intrinsics, read_utf16};
 
 /// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
-const LOCKDOWN_JS: &str = include_str!("js/lockdown.js");
-
-/// Where the world keeps its `start` function: a private key, invisible to programs.
-pub const START_KEY: &str = "dsh-code-runtime-v8#start";
-
-pub fn start_key<'s>(scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
-  let name = v8::String::new(scope, START_KEY).expect("a short key");
-  v8::Private::for_api(scope, Some(name))
-}
+const LOCKDOWN_JS: &str = include_str!("../js/lockdown.js");
 
 /// The snapshot embedded at build time (see `build.rs`); empty when built without one.
 static SNAPSHOT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin"));
@@ -108,8 +100,8 @@ impl PreparedIsolate {
     let old_generation = create_params.max_old_generation_size_in_bytes();
     let create_params = create_params.set_max_old_generation_size_in_bytes(old_generation + WORLD_HEAP);
     let mut js = JsRuntime::try_new(RuntimeOptions {
-      extensions: crate::world::extensions(buffers.clone()),
-      module_loader: Some(Rc::new(crate::modules::NodeModules)),
+      extensions: crate::engine::world::extensions(buffers.clone()),
+      module_loader: Some(Rc::new(crate::engine::modules::NodeModules)),
       create_params: Some(create_params),
       startup_snapshot: (!SNAPSHOT.is_empty()).then_some(SNAPSHOT),
       ..Default::default()
@@ -146,7 +138,7 @@ impl PreparedIsolate {
       limit.saturating_add(initial.max(LARGEST_ALLOCATION))
     });
     js.v8_isolate()
-      .set_prepare_stack_trace_callback(crate::stack::prepare_stack_trace);
+      .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
     let start = world_start(&mut js).ok_or("the program's world did not build")?;
     js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
       .map_err(|error| format!("could not lock the program's world down: {error}"))?;

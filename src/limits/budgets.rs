@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::ledger::{FailureKind, Text};
+use crate::output::ledger::{FailureKind, Text, output_message};
 
 /// The limit that ended a run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,13 +92,6 @@ impl Limits {
 /// `maxOldGenerationSizeMb` in bytes.
 pub fn heap_bytes(mb: f64) -> usize {
   (mb * 1024.0 * 1024.0) as usize
-}
-
-/// What a run that outgrew `maxOutputBytes` says (the ledger then cuts it to what fits).
-pub fn output_message(max_output_bytes: usize) -> Text {
-  format!("outer output exceeded {max_output_bytes} bytes")
-    .encode_utf16()
-    .collect()
 }
 
 /// A number as JavaScript's `String(n)` writes it, as the reference's messages show it.

@@ -340,7 +340,10 @@ impl<'a> Reading<'a> {
   /// A statement ended here: the levels of the statements it was nested in end with it, unless
   /// the next word carries them on.
   fn end_statement(&mut self) {
-    if matches!(self.next_word().as_deref(), Some("else" | "while" | "catch" | "finally")) {
+    if matches!(
+      self.next_word().as_deref(),
+      Some("else" | "while" | "catch" | "finally")
+    ) {
       return;
     }
     let statements = std::mem::take(&mut self.top().statements);
@@ -369,7 +372,12 @@ impl<'a> Reading<'a> {
   /// there is one: its open levels must be of the same kinds. The counts kept are the larger.
   fn merge(&mut self, other: &Reading<'a>) -> bool {
     let state = |reading: &Reading| {
-      let flags = (reading.line_broke, reading.after_dot, reading.after_control, reading.statement_start);
+      let flags = (
+        reading.line_broke,
+        reading.after_dot,
+        reading.after_control,
+        reading.statement_start,
+      );
       (reading.open, reading.previous, reading.slash, flags)
     };
     let same_labels = match (&self.labels, &other.labels) {
@@ -394,7 +402,12 @@ impl<'a> Reading<'a> {
       if (a.kind, a.control) != (b.kind, b.control) || !same_outside {
         return false;
       }
-      changed.push((a, a.chain.max(b.chain), a.statements.max(b.statements), a.angled || b.angled));
+      changed.push((
+        a,
+        a.chain.max(b.chain),
+        a.statements.max(b.statements),
+        a.angled || b.angled,
+      ));
       (mine, theirs) = (a.outer.as_ref(), b.outer.as_ref());
     }
     let mut merged = mine.cloned();
@@ -420,8 +433,8 @@ impl<'a> Reading<'a> {
 
   fn open(&mut self, kind: u8) {
     let control = kind == b'(' && self.after_control;
-    let outside_labels = matches!(kind, b'(' | b'[' | b'$')
-      .then(|| (self.labels.take(), std::mem::take(&mut self.open_labels)));
+    let outside_labels =
+      matches!(kind, b'(' | b'[' | b'$').then(|| (self.labels.take(), std::mem::take(&mut self.open_labels)));
     if matches!(kind, b'(' | b'[') && self.previous == Previous::Operand {
       // A call or an index nests the expression before it.
       self.add(1);
@@ -591,9 +604,7 @@ impl<'a> Reading<'a> {
         self.statement_start = unit == 0x3b;
       }
       _ if is_identifier_unit(unit) => self.word(after_dot, after_control, statement_start),
-      0x2b | 0x2d
-        if self.peek(1) == Some(unit) && self.previous == Previous::Operand && !line_broke =>
-      {
+      0x2b | 0x2d if self.peek(1) == Some(unit) && self.previous == Previous::Operand && !line_broke => {
         // A postfix `++` or `--`: an operand still, so a `/` after it divides. (After a line
         // break it is a prefix one, of the next statement.)
         self.at += 2;
@@ -950,28 +961,62 @@ mod tests {
     let (blocks, ends) = ("{".repeat(n), "}".repeat(n));
     let cases = [
       // A regex after `)` or `}`, whose closers, read as code, would close real levels.
-      (format!("{blocks}if (a) /{ends}/.test(s)\n{blocks}{ends}{ends}"), 2 * n),
-      (format!("{blocks}{{}}\n/{ends}/.test(s)\n{blocks}{ends}{ends}"), 2 * n),
+      (
+        format!("{blocks}if (a) /{ends}/.test(s)\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
+      (
+        format!("{blocks}{{}}\n/{ends}/.test(s)\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
       // A type, a line break, then a regex statement.
-      (format!("{blocks}type A = B\n/{ends}/.test(s)\n{blocks}{ends}{ends}"), 2 * n),
-      (format!("{blocks}let x: string[]\n/{ends}/.test(s)\n{blocks}{ends}{ends}"), 2 * n),
-      (format!("{blocks}while (a) {{ break\n/{ends}/.test(s) }}\n{blocks}{ends}{ends}"), 2 * n),
+      (
+        format!("{blocks}type A = B\n/{ends}/.test(s)\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
+      (
+        format!("{blocks}let x: string[]\n/{ends}/.test(s)\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
+      (
+        format!("{blocks}while (a) {{ break\n/{ends}/.test(s) }}\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
       (format!("{blocks}x = await /{ends}/\n{blocks}{ends}{ends}"), 2 * n),
-      (format!("{blocks}for (const m of /{ends}/g.exec(s)) {{}}\n{blocks}{ends}{ends}"), 2 * n),
-      (format!("{blocks}class A extends /{ends}/.constructor {{}}\n{blocks}{ends}{ends}"), 2 * n),
+      (
+        format!("{blocks}for (const m of /{ends}/g.exec(s)) {{}}\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
+      (
+        format!("{blocks}class A extends /{ends}/.constructor {{}}\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
       // A regex whose backtick, read as code, would open a template over the real nesting.
-      (format!("if (a) /`/.test(s)\nreturn {open}1{close}\nconst t = ``"), n),
+      (
+        format!("if (a) /`/.test(s)\nreturn {open}1{close}\nconst t = ``"),
+        n,
+      ),
       // Divisions whose brackets, read as a regex, would be skipped.
       (format!("return x! / {open}1{close} / 2"), n),
       (format!("return a.return / {open}1{close} / 2"), n),
-      (format!("class A {{ #delete = 1; f() {{ return this.#delete / {open}1{close} / 2 }} }}"), n),
+      (
+        format!("class A {{ #delete = 1; f() {{ return this.#delete / {open}1{close} / 2 }} }}"),
+        n,
+      ),
       (format!("return f<T> / {open}1{close} / 2"), n),
       // A prefix `++` on the line after an operand, then a regex.
-      (format!("{blocks}a\n++/{ends}/.lastIndex\n{blocks}{ends}{ends}"), 2 * n),
+      (
+        format!("{blocks}a\n++/{ends}/.lastIndex\n{blocks}{ends}{ends}"),
+        2 * n,
+      ),
     ];
     for (program, real) in cases {
       let bound = depth_bound(&program).unwrap();
-      assert!(bound >= real, "{} counts {bound}", &program[n.min(program.len() - 40)..][..40]);
+      assert!(
+        bound >= real,
+        "{} counts {bound}",
+        &program[n.min(program.len() - 40)..][..40]
+      );
     }
   }
 
@@ -1012,22 +1057,38 @@ mod tests {
       (format!("let x = 1\nreturn x!! / {deep} / 2\n"), n),
       (format!("let x = 1\nreturn x!++ / {deep} / 2\n"), n),
       (format!("return 1..return / {deep} / 2\n"), n),
-      (format!("let a = 0, b = 0\n{}b;\n", "if(a)b;else while(a)".repeat(n)), 2 * n),
+      (
+        format!("let a = 0, b = 0\n{}b;\n", "if(a)b;else while(a)".repeat(n)),
+        2 * n,
+      ),
       (format!("{}b;", "if (a) b; else ".repeat(n)), n),
       (format!("{}b;", "if (a) b, b\nelse ".repeat(n)), n),
-      ((0..n).map(|i| format!("if (a)\nl{i}: ")).collect::<String>() + "a", 2 * n),
+      (
+        (0..n).map(|i| format!("if (a)\nl{i}: ")).collect::<String>() + "a",
+        2 * n,
+      ),
     ];
     for (program, real) in cases {
       let bound = depth_bound(&program).unwrap();
-      assert!(bound >= real, "{:?} counts {bound}", &program[..40.min(program.len())]);
+      assert!(
+        bound >= real,
+        "{:?} counts {bound}",
+        &program[..40.min(program.len())]
+      );
     }
   }
 
   #[test]
   fn labels_that_would_cost_swc_quadratic_memory_are_refused() {
     // 200 stacked equal labels: 19 900 pairs of equal labels, each an error swc keeps.
-    assert_eq!(depth_bound(&format!("{}x", "l: ".repeat(200))), Err(Unbounded::Labels));
-    assert_eq!(depth_bound(&format!("{}x{}", "l: { ".repeat(200), " }".repeat(200))), Err(Unbounded::Labels));
+    assert_eq!(
+      depth_bound(&format!("{}x", "l: ".repeat(200))),
+      Err(Unbounded::Labels)
+    );
+    assert_eq!(
+      depth_bound(&format!("{}x{}", "l: { ".repeat(200), " }".repeat(200))),
+      Err(Unbounded::Labels)
+    );
     // Distinct labels, siblings with equal names, and a big multi-line object pass.
     let distinct: String = (0..2_000).map(|i| format!("l{i}: ")).collect();
     assert!(depth_bound(&(distinct + "x")).is_ok());
@@ -1051,9 +1112,17 @@ mod tests {
   #[test]
   fn keys_inside_brackets_pair_with_no_label_outside_them() {
     let rows = "{ id: 1 },".repeat(20_000);
-    assert!(depth_bound(&format!("const d = {{ id: 0, rows: [{rows}] }}; return d.rows.length")).is_ok());
+    assert!(
+      depth_bound(&format!(
+        "const d = {{ id: 0, rows: [{rows}] }}; return d.rows.length"
+      ))
+      .is_ok()
+    );
     // Fresh inside a function's parentheses too; stacked equal labels still pair.
     assert!(depth_bound(&format!("l: f(() => {{ {} }})", "l: x;".repeat(300))).is_ok());
-    assert_eq!(depth_bound(&format!("f(() => {{ {}x }})", "l: ".repeat(200))), Err(Unbounded::Labels));
+    assert_eq!(
+      depth_bound(&format!("f(() => {{ {}x }})", "l: ".repeat(200))),
+      Err(Unbounded::Labels)
+    );
   }
 }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use deno_core::{JsRuntime, v8};
 
-use crate::lossless::read_utf16;
-use crate::run::RunShared;
+use crate::limits::run::RunShared;
+use crate::output::lossless::read_utf16;
 
 /// Scripts of ours (and deno_core's) carry `ext:` names; the program's script has none.
 const INTERNAL_SCRIPT_PREFIX: &str = "ext:";

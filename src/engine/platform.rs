@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crossbeam_channel::{Sender, unbounded};
 
-use crate::isolate::{LiveThread, PreparedIsolate, event_loop};
-use crate::job::RunJob;
-use crate::pool::{Pool, Spawner};
+use crate::engine::isolate::{LiveThread, PreparedIsolate, event_loop};
+use crate::engine::job::RunJob;
+use crate::engine::pool::{Pool, Spawner};
 
 /// Flags for our V8 only (Node's own V8 is untouched); they must be set before initialisation.
 ///
@@ -57,7 +57,7 @@ fn host() -> &'static Host {
       .spawn(move || {
         deno_core::v8::V8::set_flags_from_string(V8_FLAGS);
         deno_core::JsRuntime::init_platform(None);
-        crate::watchdog::start();
+        crate::limits::watchdog::start();
         for task in incoming {
           spawn_isolate_thread(task);
         }

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use deno_core::v8;
 
-use crate::json_text::push_json_string;
+use crate::output::json_text::push_json_string;
 
 /// Values visited between two checks whether the run has ended.
 const STOP_CHECK_INTERVAL: u32 = 4096;

@@ -1,7 +1,8 @@
 //! Returning the memory disposed isolates freed to the system.
 //!
-//! glibc keeps each thread arena's freed pages for reuse: after 50 concurrent isolates that is
-//! tens of MB no later run may need, and arenas of long-lived pool threads creep up too.
+//! The allocator keeps freed pages for reuse (glibc in each thread's arena): after 50 concurrent
+//! isolates that is tens of MB no later run may need, and arenas of long-lived pool threads creep
+//! up too.
 //! Trimming after every disposal cost a third of a concurrent burst's throughput, so the
 //! watchdog trims at most once a second, and only when an isolate has been disposed since.
 
@@ -24,24 +25,7 @@ pub fn trim_if_due(last: &mut Option<Instant>) {
     return;
   }
   *last = Some(Instant::now());
-  #[cfg(all(target_os = "linux", target_env = "gnu"))]
-  // SAFETY: malloc_trim only hands free pages of malloc's own arenas back to the kernel.
-  unsafe {
-    libc::malloc_trim(0);
-  }
-}
-
-/// Bytes malloc has handed out and not had back, across every arena (glibc only): a leak's
-/// measure without the noise of resident memory.
-pub fn malloc_in_use_bytes() -> Option<usize> {
-  #[cfg(all(target_os = "linux", target_env = "gnu"))]
-  {
-    // SAFETY: mallinfo2 only reads malloc's own statistics.
-    let info = unsafe { libc::mallinfo2() };
-    Some(info.uordblks + info.hblkhd)
-  }
-  #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-  None
+  dsh_os::memory::trim_freed_memory();
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ pub fn start() {
           Err(crossbeam_channel::RecvTimeoutError::Disconnected) => return,
         }
         runs.retain(|run| run.poll());
-        crate::arena::trim_if_due(&mut last_trim);
+        crate::limits::arena::trim_if_due(&mut last_trim);
       }
     })
     .expect("the watchdog thread must start");

@@ -12,13 +12,13 @@ pub struct NodeModules;
 /// Why `specifier` cannot be imported.
 fn refusal(specifier: &str) -> String {
   let name = specifier.strip_prefix("node:").unwrap_or(specifier);
-  let reason = if crate::world::is_authority_module(name) {
+  let reason = if crate::engine::world::is_authority_module(name) {
     "it would give the program authority over the host (files, processes, network, threads or host facts)"
       .to_owned()
   } else if specifier.starts_with("node:") {
     format!(
       "this runtime provides only the built-in modules that need no authority: {}",
-      crate::world::node_module_names()
+      crate::engine::world::node_module_names()
     )
   } else if specifier.starts_with('.') || specifier.starts_with('/') || specifier.contains(':') {
     "programs run without files or network, so relative paths and URLs load nothing".to_owned()
@@ -30,7 +30,7 @@ fn refusal(specifier: &str) -> String {
 
 impl ModuleLoader for NodeModules {
   fn resolve(&self, specifier: &str, _referrer: &str, _kind: ResolutionKind) -> ModuleResolveResponse {
-    match crate::world::node_module(specifier) {
+    match crate::engine::world::node_module(specifier) {
       // Lazily loaded extension modules: deno_core evaluates them without calling `load`.
       Some(known) => ModuleSpecifier::parse(known).map_err(|error| JsErrorBox::type_error(error.to_string())),
       None => Err(JsErrorBox::type_error(refusal(specifier))),

@@ -1,0 +1,19 @@
+//! The engine: V8's platform and the isolate threads, the isolates prepared ahead of their runs,
+//! the startup snapshot, and the program's world (extensions, ops, modules, stack traces,
+//! structured clone, counted buffers and blobs).
+
+mod blobs;
+mod buffers;
+pub mod digest;
+mod isolate;
+pub(crate) mod job;
+mod modules;
+mod ops;
+pub(crate) mod platform;
+pub(crate) mod pool;
+pub mod snapshot;
+mod stack;
+mod structured_clone;
+mod world;
+
+pub(crate) use isolate::live_isolate_threads;

@@ -1,0 +1,7 @@
+//! The limits: a run's budgets and the state its threads share, the watchdog that applies the
+//! budgets and demotes a thread V8 cannot stop, and handing freed memory back to the system.
+
+pub mod arena;
+pub mod budgets;
+pub mod run;
+pub(crate) mod watchdog;

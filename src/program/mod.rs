@@ -1,0 +1,5 @@
+//! The program's text: TypeScript stripped to JavaScript, after a reading of its nesting and
+//! labels that refuses what no stack could strip safely.
+
+mod nesting;
+pub mod strip;

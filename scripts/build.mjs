@@ -17,7 +17,7 @@ const profile = release ? 'release' : 'debug'
 const step = (status) => { if (status !== 0) process.exit(status) }
 
 step(run('cargo', ['build', '--bin', 'dsh-snapshot', '--target', target, ...(release ? ['--release'] : [])]))
-const tool = join(root, 'target', target, profile, 'dsh-snapshot')
+const tool = join(root, 'target', target, profile, process.platform === 'win32' ? 'dsh-snapshot.exe' : 'dsh-snapshot')
 const snapshot = join(root, 'target', `dsh-snapshot.${profile}.bin`)
 const stamp = `${snapshot}.inputs-sha256`
 const inputs = createHash('sha256').update(readFileSync(tool))
@@ -35,5 +35,6 @@ if (current) {
   writeFileSync(stamp, inputsHash)
 }
 
-const napi = join(root, 'node_modules', '.bin', 'napi')
-step(run(napi, ['build', '--platform', '--target', target, '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)], { DSH_SNAPSHOT: snapshot }))
+// napi's own script, run by this Node: Windows cannot spawn the `.cmd` shim in node_modules/.bin.
+const napi = join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+step(run(process.execPath, [napi, 'build', '--platform', '--target', target, '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)], { DSH_SNAPSHOT: snapshot }))

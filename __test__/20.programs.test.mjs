@@ -1,4 +1,6 @@
 // What a program sees and what comes back from it: TypeScript, its world, console, completion, exceptions.
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { inspect } from 'node:util'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
@@ -10,6 +12,7 @@ before(async () => ({ runtime, dispose } = await setup({ computeMs: 10_000 })))
 after(() => dispose())
 
 const run = (program, bindings = []) => runtime.run({ program, bindings })
+const runOne = fileURLToPath(new URL('./fixtures/run-one.mjs', import.meta.url))
 const exception = (message, logs = []) => ({ logs, error: { kind: 'exception', message } })
 
 describe('TypeScript', () => {
@@ -133,6 +136,57 @@ describe('the program\'s world', () => {
     assert.deepStrictEqual(await run('await new Promise(() => {})'),
       exception('program awaits a promise that can never settle (no timer, binding call or other work is pending)'))
   })
+
+  test('the time zone is UTC and the locale en-US, whatever the host\'s TZ and LANG', () => {
+    const program = `return [Intl.DateTimeFormat().resolvedOptions().timeZone, new Date(0).getTimezoneOffset(),
+      Intl.NumberFormat().resolvedOptions().locale, new Intl.Collator().resolvedOptions().locale, new Date(0).toString(),
+      (1234.5).toLocaleString(), new Date(0).toLocaleString()]`
+    const output = execFileSync(process.execPath, [runOne, '{}', program], {
+      encoding: 'utf8',
+      env: { ...process.env, TZ: 'America/New_York', LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' },
+    })
+    assert.deepStrictEqual(JSON.parse(output).value, ['UTC', 0, 'en-US', 'en-US',
+      'Thu Jan 01 1970 00:00:00 GMT+0000 (Coordinated Universal Time)', '1,234.5', '1/1/1970, 12:00:00 AM'])
+  })
+
+  test('an exception in an event listener ends the run as an uncaught exception, after the dispatching code', async () => {
+    const result = await run(`const target = new EventTarget()
+target.addEventListener('ping', () => { throw new RangeError('from the listener') })
+console.log('dispatched', target.dispatchEvent(new Event('ping')))
+await new Promise((resolve) => setTimeout(resolve, 10))
+return 'not reached'`)
+    assert.deepStrictEqual(result.logs, ['dispatched true'])
+    assert.equal(result.error.kind, 'exception')
+    assert.match(result.error.message, /^RangeError: from the listener\n    at EventTarget\.<anonymous> \(<anonymous>:2:/)
+  })
+
+  test('structuredClone detaches what its transfer list names, with Node 24\'s checks and messages', async () => {
+    const result = await run(`const out = []
+const buffer = new ArrayBuffer(8)
+const clone = structuredClone({ buffer }, { transfer: [buffer] })
+out.push(buffer.byteLength, buffer.detached, clone.buffer.byteLength)
+const bytes = new Uint8Array([1, 2])
+const copied = structuredClone(bytes, { transfer: [bytes.buffer] })
+out.push(bytes.length, [...copied])
+const detached = new ArrayBuffer(1)
+detached.transfer()
+const twice = new ArrayBuffer(1)
+for (const options of [{ transfer: [{}] }, { transfer: [twice, twice] }, { transfer: [detached] }, { transfer: 5 }, 5,
+  { transfer: [new Uint8Array(1)] }, { transfer: null }]) {
+  try { structuredClone(1, options); out.push('cloned') } catch (error) { out.push([error.name, error.message]) }
+}
+out.push(twice.byteLength, structuredClone(2, null), structuredClone(3, {}))
+return out`)
+    assert.deepStrictEqual(result, { logs: [], value: [0, true, 8, 0, [1, 2],
+      ['DataCloneError', 'Found invalid value in transferList.'],
+      ['DataCloneError', 'Transfer list contains duplicate ArrayBuffer'],
+      ['DataCloneError', 'Cannot transfer object of unsupported type.'],
+      ['TypeError', "Failed to execute 'structuredClone': transfer in Options cannot be converted to sequence."],
+      ['TypeError', "Failed to execute 'structuredClone': Options cannot be converted to a dictionary"],
+      ['DataCloneError', 'Found invalid value in transferList.'],
+      ['TypeError', "Failed to execute 'structuredClone': transfer in Options cannot be converted to sequence."],
+      1, 2, 3] })
+  })
 })
 
 describe('console', () => {
@@ -160,7 +214,7 @@ describe('console', () => {
     })
   })
 
-  test('promises render with their state', async () => {
+  test('promises and buffers render as on the reference', async () => {
     const program = `${PRELUDE}\n${LITERAL_CASES.map(([expression]) => `console.log(${expression})`).join('\n')}`
     const result = await run(program)
     assert.deepStrictEqual(result.logs, LITERAL_CASES.map(([, expected]) => expected))

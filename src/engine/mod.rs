@@ -7,6 +7,7 @@ mod buffers;
 pub mod digest;
 mod isolate;
 pub(crate) mod job;
+mod locale;
 mod modules;
 mod ops;
 pub(crate) mod platform;

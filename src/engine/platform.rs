@@ -57,6 +57,7 @@ fn host() -> &'static Host {
       .spawn(move || {
         deno_core::v8::V8::set_flags_from_string(V8_FLAGS);
         deno_core::JsRuntime::init_platform(None);
+        crate::engine::locale::fix_locale_and_time_zone();
         crate::limits::watchdog::start();
         for task in incoming {
           spawn_isolate_thread(task);

@@ -22,6 +22,8 @@ pub fn create() -> Box<[u8]> {
     crate::engine::platform::V8_FLAGS
   ));
   deno_core::JsRuntime::init_platform(None);
+  // The builder's own TZ and LANG must not reach the snapshot either.
+  crate::engine::locale::fix_locale_and_time_zone();
   let tokio = crate::engine::isolate::event_loop().expect("a tokio runtime");
   let _entered = tokio.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {

@@ -88,6 +88,10 @@ const SymbolToStringTag = Symbol.toStringTag;
 const SymbolIterator = Symbol.iterator;
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const TypedArrayPrototypeGetLength = uncurry(Object.getOwnPropertyDescriptor(TypedArrayPrototype, 'length').get);
+const dataViewGetter = (name) => uncurry(Object.getOwnPropertyDescriptor(DataView.prototype, name).get);
+const DataViewPrototypeGetByteLength = dataViewGetter('byteLength');
+const DataViewPrototypeGetByteOffset = dataViewGetter('byteOffset');
+const DataViewPrototypeGetBuffer = dataViewGetter('buffer');
 const TypedArrayPrototypeGetSymbolToStringTag = uncurry(
   Object.getOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get,
 );
@@ -470,7 +474,16 @@ function formatArrayBuffer(ctx, value) {
   }
   const remaining = bytes.length - shown;
   if (remaining > 0) contents += ' ... ' + remaining + ' more byte' + (remaining > 1 ? 's' : '');
-  return ['[Uint8Contents]: <' + contents + '>', 'byteLength: ' + formatValue(ctx, bytes.length, 0)];
+  return ['[Uint8Contents]: <' + contents + '>', '[byteLength]: ' + formatValue(ctx, bytes.length, 0)];
+}
+
+// Node 22 and later show a DataView's view of its buffer, in brackets as hidden values.
+function formatDataView(ctx, value, recurseTimes) {
+  return [
+    '[byteLength]: ' + formatValue(ctx, DataViewPrototypeGetByteLength(value), recurseTimes),
+    '[byteOffset]: ' + formatValue(ctx, DataViewPrototypeGetByteOffset(value), recurseTimes),
+    '[buffer]: ' + formatValue(ctx, DataViewPrototypeGetBuffer(value), recurseTimes),
+  ];
 }
 
 function formatIterated(ctx, iterator, next, size, recurseTimes, entries) {
@@ -715,6 +728,7 @@ function formatRaw(ctx, value, recurseTimes) {
       braces[0] = prefix + '{';
     } else if (isDataView(value)) {
       braces[0] = getPrefix(constructor, tag, 'DataView') + '{';
+      formatter = formatDataView;
     } else if (isPromise(value)) {
       braces[0] = getPrefix(constructor, tag, 'Promise') + '{';
       formatter = formatPromise;

@@ -12,6 +12,7 @@ const {
   MathCeil,
   Number: NumberCtor,
   ObjectDefineProperty,
+  ObjectGetOwnPropertyDescriptor,
   ObjectPrototypeIsPrototypeOf,
   StringPrototypeSlice,
   TypedArrayPrototypeSet,
@@ -20,13 +21,16 @@ const {
   PromisePrototypeThen,
   PromiseReject,
   ReflectApply,
+  SafeSet,
+  SetPrototypeAdd,
+  SetPrototypeHas,
   StringPrototypeStartsWith,
   StringPrototypeToLowerCase,
 } = primordials;
 
 const { DOMException } = load('deno_web/01_dom_exception');
-const { Event, EventTarget, CustomEvent, ErrorEvent } = load('deno_web/02_event');
-const { structuredClone } = load('deno_web/02_structured_clone');
+const { Event, EventTarget, CustomEvent, ErrorEvent, saveGlobalThisReference } = load('deno_web/02_event');
+const { structuredClone: cloneWithoutTransfer } = load('deno_web/02_structured_clone');
 const { AbortController, AbortSignal } = load('deno_web/03_abort_signal');
 const { atob, btoa } = load('deno_web/05_base64');
 const { TextEncoder, TextDecoder, TextEncoderStream, TextDecoderStream } = load('deno_web/08_text_encoding');
@@ -85,6 +89,49 @@ ObjectDefineProperty(TextEncoder.prototype, 'encode', {
   },
 });
 const TextEncoderPrototype = TextEncoder.prototype;
+
+// An exception a listener throws is reported, as Node reports it, as an uncaught exception: it
+// ends the run as an error escaping a timer does. deno_web reports it by dispatching an
+// ErrorEvent on the global object it was given, which our world never gave it (the program's
+// global object is no EventTarget), and the message became "null".
+const errorEventError = ObjectGetOwnPropertyDescriptor(ErrorEvent.prototype, 'error').get;
+saveGlobalThisReference({
+  __proto__: null,
+  dispatchEvent(event) {
+    core.ops.op_dsh_settle_thrown_later(ReflectApply(errorEventError, event, []));
+    // Handled: deno_core's own report of an unhandled exception is not wanted.
+    return false;
+  },
+});
+
+// structuredClone with a transfer list, as Node 22 and later do it: each ArrayBuffer listed is
+// checked first, then detached once the value is cloned (the clone has its bytes).
+const ArrayBufferPrototypeTransfer = ArrayBuffer.prototype.transfer;
+const ArrayBufferPrototypeGetDetached = ObjectGetOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get;
+const SymbolIterator = Symbol.iterator;
+const dataCloneError = (message) => new DOMException(message, 'DataCloneError');
+function structuredClone(value, options = undefined) {
+  if (arguments.length < 2 || options === undefined || options === null) return ReflectApply(cloneWithoutTransfer, undefined, [value]);
+  if (typeof options !== 'object' && typeof options !== 'function') {
+    throw new TypeError("Failed to execute 'structuredClone': Options cannot be converted to a dictionary");
+  }
+  const list = options.transfer;
+  if (list === undefined) return ReflectApply(cloneWithoutTransfer, undefined, [value]);
+  if (list === null || (typeof list !== 'object' && typeof list !== 'function') || typeof list[SymbolIterator] !== 'function') {
+    throw new TypeError("Failed to execute 'structuredClone': transfer in Options cannot be converted to sequence.");
+  }
+  const buffers = new SafeSet();
+  for (const item of list) {
+    if (!core.isArrayBuffer(item)) throw dataCloneError('Found invalid value in transferList.');
+    if (SetPrototypeHas(buffers, item)) throw dataCloneError('Transfer list contains duplicate ArrayBuffer');
+    if (ReflectApply(ArrayBufferPrototypeGetDetached, item, [])) throw dataCloneError('Cannot transfer object of unsupported type.');
+    SetPrototypeAdd(buffers, item);
+  }
+  const clone = ReflectApply(cloneWithoutTransfer, undefined, [value]);
+  // Moved to an empty buffer, the bytes are freed at once.
+  for (const buffer of buffers) ReflectApply(ArrayBufferPrototypeTransfer, buffer, [0]);
+  return clone;
+}
 
 // Errors that ops raise as DOMExceptions carry their name in the error class (web crypto,
 // base64, random values); each becomes the DOMException it names.

@@ -221,3 +221,32 @@ describe('the bridge', () => {
     assert.ok(Date.now() - started < 10_000)
   })
 })
+
+describe('calls awaiting answers are bounded per run', () => {
+  test('past a quarter of the heap cap in argument bytes, a call gets the binding\'s own rejection', async () => {
+    const { runtime: small, dispose: disposeSmall } = await setup({ computeMs: 20_000, maxOldGenerationSizeMb: 16 })
+    let release
+    const answered = new Promise((resolve) => { release = resolve })
+    const result = await small.run({
+      program: `const big = 'x'.repeat(1_500_000)
+const calls = [1, 2, 3].map(() => tools.hold(big).then(() => 'answered', (error) => [error.name, error.toolName, error.message]))
+const third = await calls[2]
+tools.release({})
+return [third, await calls[0], await tools.hold('small')]`,
+      bindings: tools({ hold: () => answered.then(() => 'ok'), release: async () => { release(); return true } }),
+    })
+    await disposeSmall()
+    assert.deepStrictEqual(result, { logs: [], value: [['ToolCallError', 'hold',
+      'binding calls awaiting answers would hold 4500006 bytes of arguments; a run may have at most 4194304 (a quarter of maxOldGenerationSizeMb)'],
+    'answered', 'ok'] })
+  })
+
+  test('past 1024 calls, a call gets the binding\'s own rejection until others are answered', async () => {
+    const result = await run(`const calls = Array.from({ length: 1025 }, (_, i) => tools.hold(i).catch((error) => error.message))
+const last = await calls[1024]
+await Promise.all(calls)
+return [last, await tools.hold(0)]`, tools({ hold: () => sleep(300).then(() => 'ok') }))
+    assert.deepStrictEqual(result, { logs: [], value: [
+      'a run may have at most 1024 binding calls awaiting answers; this call would be one more', 'ok'] })
+  })
+})

@@ -187,15 +187,26 @@ pub async fn op_dsh_binding_call(
   let Some(dispatch) = dispatch else {
     return Err(JsErrorBox::generic("no host bindings are available to this run"));
   };
+  let argument_bytes = args_json.len();
+  if let Err(message) = shared.admit_binding_call(argument_bytes) {
+    return Ok(rejection(message));
+  }
   let (call, answer) = shared.wait_for_answer();
   if !dispatch.send(call, namespace, name, args_json) {
+    shared.release_binding_call(argument_bytes);
     return Err(JsErrorBox::generic("the host is no longer taking binding calls"));
   }
   shared.binding_call_started();
   let answer = answer.await;
   shared.binding_call_ended();
+  shared.release_binding_call(argument_bytes);
   let answer = answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))?;
   Ok(refuse_if_too_large(answer, shared.limits.heap_bytes))
+}
+
+/// The binding's own rejection with `message`, as the host wrapper tags one.
+fn rejection(message: String) -> String {
+  format!("E{}", serde_json::Value::String(message))
 }
 
 /// An answer whose text alone outgrows the run's heap cap could never become a value in it: it
@@ -209,7 +220,7 @@ fn refuse_if_too_large(tagged: String, heap_bytes: usize) -> String {
     tagged.len() - 1,
     heap_bytes as f64 / (1024.0 * 1024.0)
   );
-  format!("E{}", serde_json::Value::String(message))
+  rejection(message)
 }
 
 #[cfg(test)]

@@ -3,5 +3,6 @@
 
 pub mod arena;
 pub mod budgets;
+pub mod calls_in_flight;
 pub mod run;
 pub(crate) mod watchdog;

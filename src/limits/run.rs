@@ -9,6 +9,7 @@ use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
 use crate::limits::budgets::{Limit, Limits};
+use crate::limits::calls_in_flight::CallsInFlight;
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use dsh_os::Thread;
 
@@ -32,6 +33,7 @@ impl BindingDispatch {
 struct WaitingCalls {
   next: u32,
   waiting: HashMap<u32, oneshot::Sender<String>>,
+  in_flight: CallsInFlight,
 }
 
 /// What a run cost, reported beside its result by `runWithUsage`.
@@ -225,6 +227,19 @@ impl RunShared {
 
   fn meter(&self) -> MutexGuard<'_, UsageMeter> {
     crate::lock(&self.meter)
+  }
+
+  /// Counts a call with `argument_bytes` of JSON against the bounds on calls awaiting answers;
+  /// `Err` says which bound it would pass.
+  pub fn admit_binding_call(&self, argument_bytes: usize) -> Result<(), String> {
+    crate::lock(&self.calls)
+      .in_flight
+      .admit(argument_bytes, self.limits.heap_bytes)
+  }
+
+  /// A call admitted with `argument_bytes` no longer awaits its answer.
+  pub fn release_binding_call(&self, argument_bytes: usize) {
+    crate::lock(&self.calls).in_flight.release(argument_bytes);
   }
 
   /// Registers a call; its answer arrives on the receiver (or it closes when the run settles).

@@ -73,6 +73,16 @@ test('Web Crypto work that would escape the budgets or the heap cap is refused b
   assert.deepStrictEqual(await refusal(`crypto.subtle.deriveBits({ name: 'Argon2id', memory: 4e9, passes: 1, parallelism: 1, nonce: new Uint8Array(16) }, ${key}, 256)`),
     ['NotSupportedError', "Argon2 is not available: its memory would escape the run's heap cap"])
   assert.equal(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1000 }, ${key}, 256)`), 'ran')
+  // Extendable outputs and KMAC: a 2^32 - 8 bit output was a 512 MB buffer outside the cap.
+  for (const name of ['cSHAKE128', 'cSHAKE256', 'TurboSHAKE128', 'TurboSHAKE256', 'KT128', 'KT256']) {
+    assert.deepStrictEqual(await refusal(`crypto.subtle.digest({ name: '${name}', outputLength: 2 ** 32 - 8 }, new Uint8Array(1))`),
+      ['NotSupportedError', `${name} is limited to 65536 bits of output here: a longer one would escape the run's heap cap`], name)
+  }
+  const kmacKey = "await crypto.subtle.importKey('raw', new Uint8Array(32), { name: 'KMAC128' }, false, ['sign'])"
+  assert.deepStrictEqual(await refusal(`crypto.subtle.sign({ name: 'KMAC128', length: 2 ** 32 - 8 }, ${kmacKey}, new Uint8Array(1))`),
+    ['NotSupportedError', "KMAC128 is limited to 65536 bits of output here: a longer one would escape the run's heap cap"])
+  const sized = await runtime.run({ program: "return (await crypto.subtle.digest({ name: 'cSHAKE256', outputLength: 65536 }, new Uint8Array(1))).byteLength", bindings: [] })
+  assert.deepStrictEqual(sized, { logs: [], value: 8192 })
   await dispose()
 })
 

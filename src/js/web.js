@@ -177,8 +177,23 @@ function getCrypto() {
 const MAX_PBKDF2_WORK = 1_000_000; // iterations x 160-bit blocks of output
 const MAX_DERIVED_BITS = 65_536;
 const MAX_RSA_MODULUS_BITS = 4096;
-// Costly operations (RSA keys, PBKDF2) a run may have in flight at once: each may outlive the run.
+// Costly operations (RSA keys, PBKDF2, SLH-DSA signatures) a run may have in flight at once: each
+// may outlive the run.
 const MAX_COSTLY_IN_FLIGHT = 4;
+// Extendable outputs and KMAC, by lower-case name, with the member that sets their length in bits:
+// an output of 2^32 - 8 bits was a 512 MB buffer made outside the heap cap.
+const LENGTH_MEMBERS = {
+  __proto__: null,
+  cshake128: 'outputLength',
+  cshake256: 'outputLength',
+  turboshake128: 'outputLength',
+  turboshake256: 'outputLength',
+  kt128: 'outputLength',
+  kt256: 'outputLength',
+  kangarootwelve: 'outputLength',
+  kmac128: 'length',
+  kmac256: 'length',
+};
 let costlyInFlight = 0;
 
 function notSupported(message) {
@@ -198,7 +213,16 @@ function bounded(algorithm, bits) {
   if (StringPrototypeStartsWith(lower, 'argon2')) {
     throw notSupported("Argon2 is not available: its memory would escape the run's heap cap");
   }
+  if (StringPrototypeStartsWith(lower, 'slh-dsa')) return { algorithm: own === null ? name : { __proto__: own, name }, costly: true };
   if (own === null) return { algorithm: name, costly: false };
+  const lengthMember = LENGTH_MEMBERS[lower];
+  if (lengthMember !== undefined) {
+    const length = own[lengthMember] === undefined ? undefined : NumberCtor(own[lengthMember]);
+    if (length !== undefined && !(length <= MAX_DERIVED_BITS)) {
+      throw notSupported(`${name} is limited to ${MAX_DERIVED_BITS} bits of output here: a longer one would escape the run's heap cap`);
+    }
+    return { algorithm: { __proto__: own, name, [lengthMember]: length }, costly: false };
+  }
   if (lower === 'pbkdf2') {
     const iterations = NumberCtor(own.iterations);
     const length = bits === undefined ? 0 : NumberCtor(bits);
@@ -237,7 +261,7 @@ function guard(method, prepare) {
       try {
         costly = prepare(args);
         if (costly && costlyInFlight >= MAX_COSTLY_IN_FLIGHT) {
-          throw new DOMException(`at most ${MAX_COSTLY_IN_FLIGHT} RSA key generations and PBKDF2 derivations may be in flight at once here`, 'OperationError');
+          throw new DOMException(`at most ${MAX_COSTLY_IN_FLIGHT} RSA key generations, PBKDF2 derivations and SLH-DSA signatures may be in flight at once here`, 'OperationError');
         }
       } catch (error) {
         return PromiseReject(error);
@@ -271,6 +295,13 @@ guard('deriveKey', (args) => {
   args[0] = algorithm;
   return costly;
 });
+for (const method of ['digest', 'sign', 'verify']) {
+  guard(method, (args) => {
+    const { algorithm, costly } = bounded(args[0]);
+    args[0] = algorithm;
+    return costly;
+  });
+}
 // A JWK is read once, into plain data: deno_crypto reads some members twice and unwraps the
 // second read.
 guard('importKey', (args) => {

@@ -76,11 +76,12 @@ describe('a cap smaller than the world still runs programs', () => {
 })
 
 describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
+  // ICU's services refuse texts past 2^24 code units (45.nothing-lingers): these stay under it.
   const cases = [
-    [64, "return 'a'.repeat(3e8).toUpperCase().length"],
+    [16, "return 'a'.repeat(2 ** 24).toUpperCase().length"],
     [16, "return /a*b/.test('a'.repeat(1e8))"],
-    [16, "return 'ß'.repeat(1e8).toUpperCase().length"],
-    [16, "return 'ẛ'.repeat(3e7).normalize('NFKD').length"],
+    [16, "return 'ß'.repeat(2 ** 24).toUpperCase().length"],
+    [16, "return 'ẛ'.repeat(2 ** 24).normalize('NFKD').length"],
   ]
   for (const [mb, program] of cases) {
     test(`${program} at ${mb} MB`, async () => {

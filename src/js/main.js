@@ -5,6 +5,7 @@ import { core } from 'ext:core/mod.js';
 // long_strings.js first: it keeps V8's own Array.prototype.join, which interruptible.js then guards.
 import 'ext:dsh/long_strings.js';
 import 'ext:dsh/interruptible.js';
+import 'ext:dsh/polling.js';
 // Evaluated here so that the node: modules, loaded later, find it in the snapshot.
 import 'ext:dsh/node_errors.js';
 import * as web from 'ext:dsh/web.js';

@@ -1,0 +1,85 @@
+// Nothing of a run outlives it: loops around C++ built-ins that never check for termination
+// themselves stop at their next call, so the run's thread leaves within 250 ms of its ending.
+import { createRequire } from 'node:module'
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep } from './helpers.mjs'
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
+
+// Each of these kept its thread busy for 0.4 to more than 20 s after a 500 ms budget ended.
+const LOOPS = {
+  'String.prototype.normalize': "const s = '\\u0101'.repeat(1e6); for (;;) s.normalize('NFD')",
+  'String.prototype.localeCompare': "const a = 'a'.repeat(1e6), b = a + 'b'; for (;;) a.localeCompare(b)",
+  'Intl.Collator compare': "const c = new Intl.Collator(); const a = 'a'.repeat(1e6), b = a + 'b'; for (;;) c.compare(a, b)",
+  'String.prototype.toUpperCase': "const s = '\\u0101'.repeat(2e6); for (;;) s.toUpperCase()",
+  'String.prototype.toLocaleUpperCase': "const s = 'a'.repeat(2e6); for (;;) s.toLocaleUpperCase('tr')",
+  'JSON.parse': 'const s = JSON.stringify(Array.from({ length: 3e5 }, (_, i) => i)); for (;;) JSON.parse(s)',
+  'TypedArray indexOf': 'const t = new Uint8Array(1e8); for (;;) t.indexOf(1)',
+  'TypedArray lastIndexOf': 'const t = new Uint8Array(1e8); for (;;) t.lastIndexOf(1)',
+  'TypedArray copyWithin': 'const t = new Uint8Array(1e8); for (;;) t.copyWithin(0, 1)',
+  'TypedArray fill': 'const t = new Uint8Array(2e8); for (;;) t.fill(1)',
+}
+
+let runtime, dispose
+before(async () => ({ runtime, dispose } = await setup({ computeMs: 500, isolatePool: 1 })))
+after(() => dispose())
+
+/** Milliseconds from now until no run's state is left, or `null` past `limit`. */
+async function msUntilNoRunIsLeft(limit) {
+  const start = performance.now()
+  while (native.liveRuns() > 0 || native.runawayThreads().running > 0) {
+    if (performance.now() - start > limit) return null
+    await sleep(5)
+  }
+  return performance.now() - start
+}
+
+for (const [name, program] of Object.entries(LOOPS)) {
+  test(`a loop around ${name} ends by its budget and its thread leaves within 250 ms`, async () => {
+    const result = await runtime.run({ program, bindings: [] })
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'timeout', message: 'compute budget exhausted (500ms busy)' } })
+    const left = await msUntilNoRunIsLeft(250)
+    assert.notEqual(left, null, `the run's thread was still inside it 250 ms after it settled: ${JSON.stringify(native.runawayThreads())}`)
+  })
+}
+
+test('the wrappers keep the built-ins\' names, lengths and receivers', async () => {
+  const result = await runtime.run({ program: `return [
+    String.prototype.normalize.name, String.prototype.normalize.length, String.prototype.localeCompare.length,
+    JSON.parse.name, JSON.stringify.length, Object.getPrototypeOf(Uint8Array.prototype).copyWithin.length,
+    'é'.normalize('NFD').length, 'b'.localeCompare('a'), ['b', 'a', 'c'].sort(new Intl.Collator().compare).join(''),
+    (() => { const c = new Intl.Collator(); return c.compare === c.compare })(),
+    (() => { try { String.prototype.normalize.call(null) } catch (e) { return e.message } })(),
+    (() => { try { new String.prototype.normalize() } catch (e) { return e.message } })(),
+    new Uint8Array([1, 2, 3]).indexOf(2), JSON.parse('[1]', (k, v) => v).length]`, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: ['normalize', 0, 1, 'parse', 3, 2, 2, 1, 'abc', true,
+    'String.prototype.normalize called on null or undefined', 'String.prototype.normalize is not a constructor', 1, 1] })
+})
+
+test('ICU\'s text services refuse texts longer than 2^24 code units, naming the limit', async () => {
+  const { runtime: small, dispose: disposeSmall } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 20_000 })
+  const limit = (service) => `RangeError: ${service} is limited to 16777216 characters here: ICU's copies of a longer text would escape the run's heap cap`
+  const result = await small.run({ program: `const long = 'a'.repeat(2 ** 24 + 1), out = []
+for (const f of [() => long.normalize(), () => long.toUpperCase(), () => long.toLocaleLowerCase(), () => 'x'.localeCompare(long),
+  () => new Intl.Collator().compare(long, 'b'), () => new Intl.Segmenter().segment(long), () => long.slice(1).toUpperCase().length]) {
+  try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) }
+}
+return out`, bindings: [] })
+  await disposeSmall()
+  assert.deepStrictEqual(result, { logs: [], value: [limit('String.prototype.normalize'), limit('String.prototype.toUpperCase'),
+    limit('String.prototype.toLocaleLowerCase'), limit('String.prototype.localeCompare'), limit('Intl.Collator.prototype.compare'),
+    limit('Intl.Segmenter.prototype.segment'), 2 ** 24] })
+})
+
+test('a query of more than 65536 parameters is refused before any is parsed', async () => {
+  const result = await runtime.run({ program: `const out = []
+for (const f of [() => new URLSearchParams('a=1&'.repeat(5e6)), () => new URL('http://x/?' + 'a=1&'.repeat(70000)).searchParams,
+  () => new URLSearchParams('?' + 'a=1&'.repeat(65535) + 'a=1').size, () => [...new URLSearchParams('a=1&b=%20x+y&c')]]) {
+  try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) }
+}
+return out`, bindings: [] })
+  const refused = (n) => `RangeError: a query of ${n} parameters is refused here: at most 65536 are parsed, since parsing runs where no budget reaches`
+  assert.deepStrictEqual(result, { logs: [], value: [refused(5000001), refused(70001), 65536, [['a', '1'], ['b', ' x y'], ['c', '']]] })
+  assert.notEqual(await msUntilNoRunIsLeft(250), null)
+})

@@ -1,0 +1,114 @@
+// Built-ins written in C++ that a loop may call, given a JavaScript entry that polls for
+// termination, and ICU's text services bounded in length.
+//
+// V8 checks for termination on entry to every JavaScript function that is not inlined, but a loop
+// whose body is one call to a C++ built-in polls only when its tiering budget runs out: a loop
+// around `normalize` ran on for more than 20 s after its run had ended, around `toUpperCase` for
+// 14 s, around `copyWithin` for 7 s. Each method here is replaced by a wrapper that calls V8's
+// own, so every call enters JavaScript first and a terminated run stops at its next call. A
+// wrapper is padded past V8's inlining limits (Maglev 100, Turbofan 460 bytes of bytecode), since
+// an inlined wrapper has no entry of its own. (See ../shared/docs/v8-termination-gaps.md, §3-4.)
+//
+// ICU works on its own copies of a text, outside the run's heap cap: one `normalize` of 10^8
+// characters took more than 1 GB. Its services refuse texts longer than MAX_ICU_TEXT.
+
+import { toStringStrict } from 'ext:dsh/abstract_ops.js';
+
+const ObjectDefineProperty = Object.defineProperty;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ReflectApply = Reflect.apply;
+const RangeErrorCtor = RangeError;
+const WeakMapCtor = WeakMap;
+const WeakMapPrototypeGet = WeakMap.prototype.get;
+const WeakMapPrototypeSet = WeakMap.prototype.set;
+
+/** The longest text ICU's services take here, in UTF-16 code units (2^24). */
+export const MAX_ICU_TEXT = 2 ** 24;
+
+// Read only in the padding, which never runs: module variables V8 cannot fold away.
+let neverTrue = false;
+let sink = 0;
+
+/** `call(native, receiver, args)` behind an entry of its own, named and sized as `native`. */
+function polled(native, name, call) {
+  const wrapper = {
+    [name](...args) {
+      if (neverTrue) {
+        // Padding past the inlining limits (about 600 bytes of bytecode); never executed.
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+        sink = sink + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14 + 15 + 16 + 17 + 18 + 19 + 20 + 21 + 22 + 23 + 24 + 25;
+      }
+      return call(native, this, args);
+    },
+  }[name];
+  ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: native.length, configurable: true });
+  return wrapper;
+}
+
+const passThrough = (native, receiver, args) => ReflectApply(native, receiver, args);
+
+/** Replaces `target[key]` by its polled wrapper, keeping the property's attributes. */
+function replace(target, key, call = passThrough) {
+  const descriptor = ObjectGetOwnPropertyDescriptor(target, key);
+  ObjectDefineProperty(target, key, { __proto__: null, ...descriptor, value: polled(descriptor.value, key, call) });
+}
+
+function refuseLongText(service, text) {
+  if (text.length > MAX_ICU_TEXT) {
+    throw new RangeErrorCtor(`${service} is limited to ${MAX_ICU_TEXT} characters here: ICU's copies of a longer text would escape the run's heap cap`);
+  }
+  return text;
+}
+
+/** A String.prototype method on ICU: its receiver, and its string arguments, bounded. */
+function icuStringMethod(key, stringArguments) {
+  const service = `String.prototype.${key}`;
+  replace(String.prototype, key, (native, receiver, args) => {
+    // V8's own method throws its own TypeError for these.
+    if (receiver === null || receiver === undefined) return ReflectApply(native, receiver, args);
+    const text = refuseLongText(service, toStringStrict(receiver));
+    for (let i = 0; i < stringArguments && i < args.length; i++) {
+      if (args[i] !== undefined) args[i] = refuseLongText(service, toStringStrict(args[i]));
+    }
+    return ReflectApply(native, text, args);
+  });
+}
+
+for (const key of ['normalize', 'toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase']) icuStringMethod(key, 0);
+icuStringMethod('localeCompare', 1);
+
+// Intl.Collator's `compare` is a getter for a function bound to its collator, the same one each
+// time: the polled one is made once per collator too.
+const collatorCompare = ObjectGetOwnPropertyDescriptor(Intl.Collator.prototype, 'compare');
+const polledCompares = new WeakMapCtor();
+ObjectDefineProperty(Intl.Collator.prototype, 'compare', {
+  __proto__: null,
+  ...collatorCompare,
+  get: ObjectGetOwnPropertyDescriptor({
+    get compare() {
+      const native = ReflectApply(collatorCompare.get, this, []);
+      let compare = ReflectApply(WeakMapPrototypeGet, polledCompares, [native]);
+      if (compare === undefined) {
+        compare = polled(native, '', (bound, _receiver, args) => ReflectApply(bound, undefined, [
+          refuseLongText('Intl.Collator.prototype.compare', toStringStrict(args[0])),
+          refuseLongText('Intl.Collator.prototype.compare', toStringStrict(args[1])),
+        ]));
+        ReflectApply(WeakMapPrototypeSet, polledCompares, [native, compare]);
+      }
+      return compare;
+    },
+  }, 'compare').get,
+});
+
+replace(Intl.Segmenter.prototype, 'segment', (native, receiver, args) =>
+  ReflectApply(native, receiver, [refuseLongText('Intl.Segmenter.prototype.segment', toStringStrict(args[0]))]));
+
+for (const key of ['parse', 'stringify']) replace(JSON, key);
+
+const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) replace(TypedArrayPrototype, key);

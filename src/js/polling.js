@@ -112,3 +112,59 @@ for (const key of ['parse', 'stringify']) replace(JSON, key);
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) replace(TypedArrayPrototype, key);
+
+// A long string's keys, entries and characters, listed in JavaScript: V8 lists them in C++, one
+// per character, and `Object.keys('x'.repeat(2 ** 22))` in a loop ran on past its run's end.
+const LONG_TEXT = 2 ** 20;
+const StringCtor = String;
+const StringPrototypeCodePointAt = String.prototype.codePointAt;
+
+/** `Object[key](value)`, or for a long string primitive, `list(value)` built in JavaScript. */
+function listLongStrings(key, list) {
+  replace(Object, key, (native, _receiver, args) => {
+    const value = args[0];
+    if (typeof value !== 'string' || value.length <= LONG_TEXT) return ReflectApply(native, Object, args);
+    return list(value);
+  });
+}
+
+listLongStrings('keys', (text) => {
+  const keys = [];
+  for (let i = 0; i < text.length; i++) keys[i] = StringCtor(i);
+  return keys;
+});
+listLongStrings('getOwnPropertyNames', (text) => {
+  const names = [];
+  for (let i = 0; i < text.length; i++) names[i] = StringCtor(i);
+  names[text.length] = 'length';
+  return names;
+});
+listLongStrings('values', (text) => {
+  const values = [];
+  for (let i = 0; i < text.length; i++) values[i] = text[i];
+  return values;
+});
+listLongStrings('entries', (text) => {
+  const entries = [];
+  for (let i = 0; i < text.length; i++) entries[i] = [StringCtor(i), text[i]];
+  return entries;
+});
+
+// Spreading a long string, or Array.from of one, walks it code point by code point through a
+// JavaScript iterator, whose every step polls; short strings keep V8's.
+function* codePoints(text) {
+  for (let i = 0; i < text.length; i++) {
+    const point = ReflectApply(StringPrototypeCodePointAt, text, [i]);
+    if (point > 0xffff) {
+      yield text[i] + text[i + 1];
+      i++;
+    } else {
+      yield text[i];
+    }
+  }
+}
+replace(String.prototype, Symbol.iterator, (native, receiver, args) => {
+  if (receiver === null || receiver === undefined) return ReflectApply(native, receiver, args);
+  const text = toStringStrict(receiver);
+  return text.length <= LONG_TEXT ? ReflectApply(native, text, args) : codePoints(text);
+});

@@ -311,6 +311,10 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
       "r((x) => P.fill.call(x, 'z', 1, 3)), r((x) => P.copyWithin.call(x, 0, 2)), r((x) => P.copyWithin.call(x, 2, 0)), " +
       "r((x) => P.splice.call(x, 1, 2, 'p', 'q', 'r')), r((x) => P.splice.call(x, 1)), r((x) => P.splice.call(x, 0, 4, 'one')), " +
       "r((x) => P.shift.call(x)), r((x) => P.unshift.call(x, 'u', 'v')), r((x) => P.slice.call(x, 1, -1))]",
+    flattening: "const o = { length: 5, 0: [1, [2, [3, [4]]]], 2: 'x', 3: [[5]], 4: { length: 1, 0: 9 } }; const P = Array.prototype; " +
+      "return [P.flat.call(o), P.flat.call(o, 2), P.flat.call(o, Infinity), P.flat.call(o, -1), P.flat.call(o, '1'), " +
+      "P.flatMap.call(o, (v, i) => [i, v]), P.flatMap.call({ length: 2, 0: 1, 1: 2 }, (v) => [[v]]), " +
+      "P.flat.call({ length: 2 ** 20 + 2, 0: [1], [2 ** 20 + 1]: [2] }), P.flat.length, P.flatMap.length]",
     'long arrays': 'const a = Array.from({ length: 2 ** 20 + 3 }, (_, i) => i % 7); ' +
       "return [a.indexOf(6, 10), a.lastIndexOf(5), a.includes(7), a.slice(-3), a.map((x) => x + 1).length, " +
       "a.filter((x) => x === 6).length, a.reduce((s, x) => s + x, 0), a.join('').length, a.findLast((x) => x === 3), " +

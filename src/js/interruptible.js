@@ -43,6 +43,14 @@ function requireCallable(callback) {
   if (typeof callback !== 'function') throw new TypeErrorCtorForGuards(`${toDisplay(callback)} is not a function`);
 }
 
+/** A value as V8 names it when flatMap is given it instead of a function. */
+function describeNonCallable(value) {
+  if (value === null) return 'object null';
+  if (typeof value === 'string') return `String "${value}"`;
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
+  return typeof value;
+}
+
 function toDisplay(value) {
   return typeof value === 'symbol' ? 'Symbol()' : StringCtorForGuards(value);
 }
@@ -86,6 +94,23 @@ function moveElement(o, from, to) {
   } else if (!ReflectDeleteProperty(o, to)) {
     throw new TypeErrorCtorForGuards(`Cannot delete property '${to}' of ${toDisplay(o)}`);
   }
+}
+
+/** FlattenIntoArray: `source`'s elements into `target` from `start`, arrays `depth` levels deep. */
+function flattenInto(target, source, sourceLength, start, depth, mapper, thisArg) {
+  let targetIndex = start;
+  for (let sourceIndex = 0; sourceIndex < sourceLength; sourceIndex++) {
+    if (!ReflectHas(source, sourceIndex)) continue;
+    let element = source[sourceIndex];
+    if (mapper !== undefined) element = ReflectApplyForGuards(mapper, thisArg, [element, sourceIndex, source]);
+    if (depth > 0 && ArrayIsArray(element)) {
+      targetIndex = flattenInto(target, element, toLength(element.length), targetIndex, depth - 1);
+    } else {
+      if (targetIndex >= MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Array too long');
+      defineElement(target, targetIndex++, element);
+    }
+  }
+  return targetIndex;
 }
 
 function deleteOrThrow(o, key) {
@@ -161,6 +186,21 @@ const generic = {
       if (lowerExists) o[upper] = lowerValue; else if (upperExists) deleteOrThrow(o, upper);
     }
     return o;
+  },
+  flat(o, args) {
+    const length = toLength(o.length);
+    const depth = args[0] === undefined ? 1 : toIntegerOrInfinity(args[0]);
+    const result = speciesCreate(o, 0);
+    flattenInto(result, o, length, 0, depth < 0 ? 0 : depth);
+    return result;
+  },
+  flatMap(o, args) {
+    const length = toLength(o.length);
+    const mapper = args[0];
+    if (typeof mapper !== 'function') throw new TypeErrorCtorForGuards(`${describeNonCallable(mapper)} is not a function`);
+    const result = speciesCreate(o, 0);
+    flattenInto(result, o, length, 0, 1, mapper, args[1]);
+    return result;
   },
   forEach(o, args) {
     const callback = args[0];

@@ -315,6 +315,10 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
       "return [P.flat.call(o), P.flat.call(o, 2), P.flat.call(o, Infinity), P.flat.call(o, -1), P.flat.call(o, '1'), " +
       "P.flatMap.call(o, (v, i) => [i, v]), P.flatMap.call({ length: 2, 0: 1, 1: 2 }, (v) => [[v]]), " +
       "P.flat.call({ length: 2 ** 20 + 2, 0: [1], [2 ** 20 + 1]: [2] }), P.flat.length, P.flatMap.length]",
+    'long strings listed': "const s = 'a\ud83d\ude00b'.repeat(400000) + '\\ud800'; const it = s[Symbol.iterator](); " +
+      'return [Object.keys(s).length, Object.keys(s)[7], Object.values(s).slice(-3), Object.entries(s)[4], ' +
+      'Object.getOwnPropertyNames(s).at(-1), Object.keys(new String(s)).length, [...s].length, Array.from(s).slice(0, 4), [...s].at(-1), ' +
+      'Object.prototype.toString.call(it), Object.keys(it), it.next(), it.next(), it[Symbol.iterator]() === it]',
     'long arrays': 'const a = Array.from({ length: 2 ** 20 + 3 }, (_, i) => i % 7); ' +
       "return [a.indexOf(6, 10), a.lastIndexOf(5), a.includes(7), a.slice(-3), a.map((x) => x + 1).length, " +
       "a.filter((x) => x === 6).length, a.reduce((s, x) => s + x, 0), a.join('').length, a.findLast((x) => x === 3), " +

@@ -19,6 +19,8 @@ const LOOPS = {
   'TypedArray lastIndexOf': 'const t = new Uint8Array(1e8); for (;;) t.lastIndexOf(1)',
   'TypedArray copyWithin': 'const t = new Uint8Array(1e8); for (;;) t.copyWithin(0, 1)',
   'TypedArray fill': 'const t = new Uint8Array(2e8); for (;;) t.fill(1)',
+  'Object.keys of a long string': "const v = 'x'.repeat(2 ** 22); for (;;) Object.keys(v).length",
+  'a spread of a long string': "const v = 'a,'.repeat(2 ** 20); for (;;) [...v]",
   'Array.prototype.flat over an array-like': 'const v = { length: 2 ** 32, 0: 1, [2 ** 32 - 2]: 2 }; for (;;) Array.prototype.flat.call(v, Infinity)',
 }
 

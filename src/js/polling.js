@@ -150,21 +150,34 @@ listLongStrings('entries', (text) => {
   return entries;
 });
 
-// Spreading a long string, or Array.from of one, walks it code point by code point through a
-// JavaScript iterator, whose every step polls; short strings keep V8's.
-function* codePoints(text) {
-  for (let i = 0; i < text.length; i++) {
-    const point = ReflectApply(StringPrototypeCodePointAt, text, [i]);
-    if (point > 0xffff) {
-      yield text[i] + text[i + 1];
-      i++;
-    } else {
-      yield text[i];
-    }
+// Spreading a long string, or Array.from of one, walks it code point by code point through an
+// iterator whose `next` is a JavaScript method, so every step enters JavaScript and polls (a
+// generator's steps do not: they resume where they left off); short strings keep V8's.
+const IteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
+class LongStringIterator {
+  #text;
+  #index = 0;
+
+  constructor(text) {
+    this.#text = text;
+  }
+
+  next() {
+    const text = this.#text;
+    const i = this.#index;
+    if (i >= text.length) return { value: undefined, done: true };
+    const width = ReflectApply(StringPrototypeCodePointAt, text, [i]) > 0xffff ? 2 : 1;
+    this.#index = i + width;
+    return { value: width === 2 ? text[i] + text[i + 1] : text[i], done: false };
   }
 }
+// Shaped as V8's string iterators are: `next` on a prototype under %IteratorPrototype%.
+delete LongStringIterator.prototype.constructor;
+Object.setPrototypeOf(LongStringIterator.prototype, IteratorPrototype);
+ObjectDefineProperty(LongStringIterator.prototype, Symbol.toStringTag, { __proto__: null, value: 'String Iterator', configurable: true });
+ObjectDefineProperty(LongStringIterator.prototype, 'next', { __proto__: null, enumerable: false });
 replace(String.prototype, Symbol.iterator, (native, receiver, args) => {
   if (receiver === null || receiver === undefined) return ReflectApply(native, receiver, args);
   const text = toStringStrict(receiver);
-  return text.length <= LONG_TEXT ? ReflectApply(native, text, args) : codePoints(text);
+  return text.length <= LONG_TEXT ? ReflectApply(native, text, args) : new LongStringIterator(text);
 });

@@ -11,6 +11,9 @@
 //
 // ICU works on its own copies of a text, outside the run's heap cap: one `normalize` of 10^8
 // characters took more than 1 GB. Its services refuse texts longer than MAX_ICU_TEXT.
+//
+// A long string's keys, values, entries and code points are listed here in JavaScript, for the
+// same reason as the wrappers: V8 lists them in C++, one per character, without polling.
 
 import { toStringStrict } from 'ext:dsh/abstract_ops.js';
 
@@ -23,7 +26,7 @@ const WeakMapPrototypeGet = WeakMap.prototype.get;
 const WeakMapPrototypeSet = WeakMap.prototype.set;
 
 /** The longest text ICU's services take here, in UTF-16 code units (2^24). */
-export const MAX_ICU_TEXT = 2 ** 24;
+const MAX_ICU_TEXT = 2 ** 24;
 
 // Read only in the padding, which never runs: module variables V8 cannot fold away.
 let neverTrue = false;

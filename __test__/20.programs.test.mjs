@@ -318,7 +318,11 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
     'long strings listed': "const s = 'a\ud83d\ude00b'.repeat(400000) + '\\ud800'; const it = s[Symbol.iterator](); " +
       'return [Object.keys(s).length, Object.keys(s)[7], Object.values(s).slice(-3), Object.entries(s)[4], ' +
       'Object.getOwnPropertyNames(s).at(-1), Object.keys(new String(s)).length, [...s].length, Array.from(s).slice(0, 4), [...s].at(-1), ' +
-      'Object.prototype.toString.call(it), Object.keys(it), it.next(), it.next(), it[Symbol.iterator]() === it]',
+      'Object.prototype.toString.call(it), Object.keys(it), it.next(), it.next(), it[Symbol.iterator]() === it, ' +
+      // Elements are defined, not set: a setter on Array.prototype is never called.
+      "(() => { Object.defineProperty(Array.prototype, 100, { set() { throw new Error('setter') }, configurable: true }); " +
+      'try { return [Object.keys(s)[100], Object.values(s)[100], Object.entries(s)[100], Object.getOwnPropertyNames(s)[100]] } ' +
+      'finally { delete Array.prototype[100] } })()]',
     'long arrays': 'const a = Array.from({ length: 2 ** 20 + 3 }, (_, i) => i % 7); ' +
       "return [a.indexOf(6, 10), a.lastIndexOf(5), a.includes(7), a.slice(-3), a.map((x) => x + 1).length, " +
       "a.filter((x) => x === 6).length, a.reduce((s, x) => s + x, 0), a.join('').length, a.findLast((x) => x === 3), " +

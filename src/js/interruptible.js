@@ -10,14 +10,13 @@
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
 import { core } from 'ext:core/mod.js';
-import { MAX_SAFE_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, MAX_SAFE_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
 const MathMax = Math.max;
 const MathMin = Math.min;
 
-const FAST_LENGTH_LIMIT = 2 ** 20;
 
 const ArrayCtor = Array;
 const ArrayPrototypeSortNative = Array.prototype.sort;
@@ -419,7 +418,7 @@ for (const name in generic) {
   const slow = generic[name];
   const guarded = {
     [name]() {
-      if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= FAST_LENGTH_LIMIT) {
+      if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= LONG_LENGTH) {
         return ReflectApplyForGuards(native, this, arguments);
       }
       if (this === null || this === undefined) {

@@ -9,9 +9,8 @@
 // or `indexOf` per match, which the budgets stop like any loop of the program's, while the heap
 // cap counts what the loop has built.
 
-import { toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
-const LONG_SUBJECT = 2 ** 20;
 const PIECES_PER_CHUNK = 4096;
 
 // V8's own join: main.js evaluates this module before interruptible.js guards it.
@@ -341,7 +340,7 @@ install(RegExp.prototype, SymbolReplace, {
   [SymbolReplace](string, replaceValue) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeReplace, this, arguments);
     const text = toStringStrict(string);
-    if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
+    if (text.length <= LONG_LENGTH) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
     return regExpReplace(this, text, replaceValue);
   },
 }[SymbolReplace], RegExpPrototypeReplace);
@@ -350,7 +349,7 @@ install(RegExp.prototype, SymbolMatch, {
   [SymbolMatch](string) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeMatch, this, arguments);
     const text = toStringStrict(string);
-    if (text.length <= LONG_SUBJECT) return ReflectApply(RegExpPrototypeMatch, this, [text]);
+    if (text.length <= LONG_LENGTH) return ReflectApply(RegExpPrototypeMatch, this, [text]);
     return regExpMatch(this, text);
   },
 }[SymbolMatch], RegExpPrototypeMatch);
@@ -361,7 +360,7 @@ install(RegExp.prototype, SymbolSplit, {
     const text = toStringStrict(string);
     // A species of the program's own makes the splitter: V8's code runs it (reading it again).
     const species = this.constructor;
-    if (text.length <= LONG_SUBJECT || (species !== undefined && species !== RegExpCtor)
+    if (text.length <= LONG_LENGTH || (species !== undefined && species !== RegExpCtor)
       || (species !== undefined && species[SymbolSpecies] !== RegExpCtor)) {
       return ReflectApply(RegExpPrototypeSplit, this, [text, limit]);
     }
@@ -383,7 +382,7 @@ install(String.prototype, 'split', {
     const text = toStringStrict(this);
     const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
     const pattern = toStringStrict(separator);
-    if (text.length <= LONG_SUBJECT) {
+    if (text.length <= LONG_LENGTH) {
       return ReflectApply(StringPrototypeSplit, text, [separator === undefined ? undefined : pattern, lim]);
     }
     if (lim === 0) return toArray({ __proto__: null, length: 0 });
@@ -407,7 +406,7 @@ install(String.prototype, 'replaceAll', {
     }
     const text = toStringStrict(this);
     const search = toStringStrict(searchValue);
-    if (text.length <= LONG_SUBJECT) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
+    if (text.length <= LONG_LENGTH) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
     return replaceAllOfString(text, search, replaceValue);
   },
 }.replaceAll, StringPrototypeReplaceAll);

@@ -15,7 +15,7 @@
 // A long string's keys, values, entries and code points are listed here in JavaScript, for the
 // same reason as the wrappers: V8 lists them in C++, one per character, without polling.
 
-import { toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -118,7 +118,6 @@ for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) 
 
 // A long string's keys, entries and characters, listed in JavaScript: V8 lists them in C++, one
 // per character, and `Object.keys('x'.repeat(2 ** 22))` in a loop ran on past its run's end.
-const LONG_TEXT = 2 ** 20;
 const StringCtor = String;
 const StringPrototypeCodePointAt = String.prototype.codePointAt;
 
@@ -126,32 +125,21 @@ const StringPrototypeCodePointAt = String.prototype.codePointAt;
 function listLongStrings(key, list) {
   replace(Object, key, (native, _receiver, args) => {
     const value = args[0];
-    if (typeof value !== 'string' || value.length <= LONG_TEXT) return ReflectApply(native, Object, args);
+    if (typeof value !== 'string' || value.length <= LONG_LENGTH) return ReflectApply(native, Object, args);
     return list(value);
   });
 }
 
-listLongStrings('keys', (text) => {
-  const keys = [];
-  for (let i = 0; i < text.length; i++) keys[i] = StringCtor(i);
-  return keys;
-});
-listLongStrings('getOwnPropertyNames', (text) => {
-  const names = [];
-  for (let i = 0; i < text.length; i++) names[i] = StringCtor(i);
-  names[text.length] = 'length';
-  return names;
-});
-listLongStrings('values', (text) => {
-  const values = [];
-  for (let i = 0; i < text.length; i++) values[i] = text[i];
-  return values;
-});
-listLongStrings('entries', (text) => {
-  const entries = [];
-  for (let i = 0; i < text.length; i++) entries[i] = [StringCtor(i), text[i]];
-  return entries;
-});
+// Built by V8's Array.from, whose elements are defined, not set: a setter a program put on
+// Array.prototype is never called. The array-like has no prototype for the same reason.
+const ArrayCtor = Array;
+const ArrayFrom = Array.from;
+const listOf = (length, element) => ReflectApply(ArrayFrom, ArrayCtor, [{ __proto__: null, length }, (_, i) => element(i)]);
+
+listLongStrings('keys', (text) => listOf(text.length, StringCtor));
+listLongStrings('getOwnPropertyNames', (text) => listOf(text.length + 1, (i) => (i < text.length ? StringCtor(i) : 'length')));
+listLongStrings('values', (text) => listOf(text.length, (i) => text[i]));
+listLongStrings('entries', (text) => listOf(text.length, (i) => [StringCtor(i), text[i]]));
 
 // Spreading a long string, or Array.from of one, walks it code point by code point through an
 // iterator whose `next` is a JavaScript method, so every step enters JavaScript and polls (a
@@ -182,5 +170,5 @@ ObjectDefineProperty(LongStringIterator.prototype, 'next', { __proto__: null, en
 replace(String.prototype, Symbol.iterator, (native, receiver, args) => {
   if (receiver === null || receiver === undefined) return ReflectApply(native, receiver, args);
   const text = toStringStrict(receiver);
-  return text.length <= LONG_TEXT ? ReflectApply(native, text, args) : new LongStringIterator(text);
+  return text.length <= LONG_LENGTH ? ReflectApply(native, text, args) : new LongStringIterator(text);
 });

@@ -1,7 +1,7 @@
 // Nothing of a run outlives it: loops around C++ built-ins that never check for termination
 // themselves stop at their next call, so the run's thread leaves within 250 ms of its ending.
 import { createRequire } from 'node:module'
-import { test, before, after } from 'node:test'
+import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { setup, sleep } from './helpers.mjs'
 
@@ -85,4 +85,48 @@ return out`, bindings: [] })
   const refused = (n) => `RangeError: a query of ${n} parameters is refused here: at most 65536 are parsed, since parsing runs where no budget reaches`
   assert.deepStrictEqual(result, { logs: [], value: [refused(5000001), refused(70001), 65536, [['a', '1'], ['b', ' x y'], ['c', '']]] })
   assert.notEqual(await msUntilNoRunIsLeft(250), null)
+})
+
+describe('Web Crypto work on its own thread', () => {
+  const key = "const key = await crypto.subtle.importKey('raw', new Uint8Array(8), 'PBKDF2', false, ['deriveBits'])"
+  const derive = "crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1_000_000 }, key, 160)"
+
+  test('counts in the run\'s busy time', async () => {
+    const { runtime: metered, dispose: disposeMetered } = await setup({ computeMs: 20_000 })
+    const idle = await metered.runWithUsage({ program: `${key}; return 1`, bindings: [] })
+    const worked = await metered.runWithUsage({ program: `${key}; await ${derive}; await ${derive}; return 2`, bindings: [] })
+    await disposeMetered()
+    assert.deepStrictEqual([idle.result.value, worked.result.value], [1, 2])
+    // Two derivations, awaited: the isolate's own thread is idle meanwhile.
+    assert.ok(worked.usage.busyMs > idle.usage.busyMs + 100, JSON.stringify([idle.usage, worked.usage]))
+  })
+
+  test('queued when the run ends is forgotten; the piece in progress is the only one to finish', async () => {
+    const { runtime: metered, dispose: disposeMetered } = await setup({ computeMs: 20_000 })
+    const one = await metered.runWithUsage({ program: `${key}; await ${derive}; return 1`, bindings: [] })
+    assert.equal(one.result.value, 1)
+    const before = process.cpuUsage()
+    const result = await metered.run({ program: `${key}; for (let i = 0; i < 12; i++) ${derive}; return 12`, bindings: [] })
+    assert.deepStrictEqual(result, { logs: [], value: 12 })
+    assert.notEqual(await msUntilNoRunIsLeft(20_000), null)
+    const spent = process.cpuUsage(before)
+    await disposeMetered()
+    // Twelve derivations would cost twelve times one; the ones still queued never start.
+    assert.ok((spent.user + spent.system) / 1000 < 4 * one.usage.busyMs, JSON.stringify({ spent, one: one.usage.busyMs }))
+  })
+
+  test('calls past 16 MiB of input in flight take a copy of their input at the call, and wait their turn', async () => {
+    const { runtime: roomy, dispose: disposeRoomy } = await setup({ maxOldGenerationSizeMb: 256, computeMs: 20_000 })
+    const result = await roomy.run({ program: `
+      const data = new Uint8Array(12 << 20)
+      const hex = (b) => Array.from(new Uint8Array(b), (x) => x.toString(16).padStart(2, '0')).join('')
+      const digests = [1, 2, 3, 4].map(() => crypto.subtle.digest('SHA-256', data))
+      const view = new DataView(data.buffer, 4, 8)
+      const encrypted = crypto.subtle.encrypt({ name: 'AES-GCM', iv: new Uint8Array(12) }, await crypto.subtle.importKey('raw', new Uint8Array(16), 'AES-GCM', false, ['encrypt']), view)
+      data.fill(1)
+      const zeros = hex(await crypto.subtle.digest('SHA-256', new Uint8Array(12 << 20)))
+      return [(await Promise.all(digests)).every((d) => hex(d) === zeros), (await encrypted).byteLength]`, bindings: [] })
+    await disposeRoomy()
+    assert.deepStrictEqual(result, { logs: [], value: [true, 24] })
+  })
 })

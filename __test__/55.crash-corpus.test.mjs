@@ -164,8 +164,9 @@ describe('the web platform\'s native parts cannot be turned against the host', (
       ['NotSupportedError', 1]],
     'half a gigabyte of PBKDF2 output': [`${key}try { await crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-1', salt: new Uint8Array(8), iterations: 1 }, key, 2 ** 32 - 8) } catch (e) { return e.name }`,
       'NotSupportedError'],
+    // They run one at a time, in order.
     'six RSA key generations at once': ["const runs = []; for (let i = 0; i < 6; i++) runs.push(crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 1024, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign']).then(() => 'ok', (e) => e.name)); return await Promise.all(runs)",
-      ['ok', 'ok', 'ok', 'ok', 'OperationError', 'OperationError']],
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok']],
   }
   for (const [name, [program, expected]] of Object.entries(cases)) {
     test(name, async () => {

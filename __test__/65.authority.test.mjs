@@ -64,12 +64,18 @@ test('Web Crypto work that would escape the budgets or the heap cap is refused b
   const refusal = async (call) => (await runtime.run({ program: `try { await ${call}; return 'ran' } catch (e) { return [e.name, e.message] }`, bindings: [] })).value
   const key = "await crypto.subtle.importKey('raw', new Uint8Array(8), 'PBKDF2', false, ['deriveBits'])"
   assert.deepStrictEqual(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1e9 }, ${key}, 256)`),
-    ['NotSupportedError', "PBKDF2 is limited to 1000000 iterations of 160 output bits, and to 65536 bits, here: its work would escape the run's budgets"])
+    ['NotSupportedError', 'PBKDF2 is limited to 1000000 iterations of 160 output bits (a quarter of that with SHA-384 or SHA-512), and to 65536 bits, here: nothing can stop its work part-way'])
+  assert.equal(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-512', salt: new Uint8Array(8), iterations: 250000 }, ${key}, 160)`), 'ran')
+  assert.equal((await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: { name: 'SHA-512' }, salt: new Uint8Array(8), iterations: 250001 }, ${key}, 160)`))[0], 'NotSupportedError')
   // A getter cannot answer one thing to the check and another to the work.
   const sly = "{ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), get iterations() { return (this.n = (this.n ?? 0) + 1) === 1 ? 10 : 1e9 } }"
   assert.equal(await refusal(`crypto.subtle.deriveBits(${sly}, ${key}, 256)`), 'ran')
-  assert.deepStrictEqual(await refusal("crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 8192, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign'])"),
-    ['NotSupportedError', 'RSA keys are limited to 4096 bits here: generating larger ones would escape the run\'s budgets'])
+  assert.deepStrictEqual(await refusal("crypto.subtle.generateKey({ name: 'RSA-PSS', modulusLength: 4096, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, false, ['sign'])"),
+    ['NotSupportedError', 'generated RSA keys are limited to 2048 bits here: a larger one takes seconds of CPU that nothing can stop (keys of any size can be imported)'])
+  // SLH-DSA's small-signature sets take seconds per signature; the fast ones stay.
+  assert.deepStrictEqual(await refusal("crypto.subtle.generateKey('SLH-DSA-SHA2-128s', false, ['sign'])"),
+    ['NotSupportedError', "SLH-DSA-SHA2-128s keys and signatures are not available here: each takes seconds of CPU that nothing can stop; the fast parameter sets (ending in 'f') are"])
+  assert.equal(await refusal("crypto.subtle.generateKey('SLH-DSA-SHA2-128f', false, ['sign', 'verify']).then((k) => crypto.subtle.sign('SLH-DSA-SHA2-128f', k.privateKey, new Uint8Array(4)))"), 'ran')
   assert.deepStrictEqual(await refusal(`crypto.subtle.deriveBits({ name: 'Argon2id', memory: 4e9, passes: 1, parallelism: 1, nonce: new Uint8Array(16) }, ${key}, 256)`),
     ['NotSupportedError', "Argon2 is not available: its memory would escape the run's heap cap"])
   assert.equal(await refusal(`crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1000 }, ${key}, 256)`), 'ran')

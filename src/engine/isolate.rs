@@ -5,11 +5,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
 use crate::engine::ops::{RunContext, start_key};
+use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind, Text};
@@ -73,11 +75,26 @@ pub fn cpp_heap() -> v8::UniqueRef<v8::cppgc::Heap> {
 /// A current-thread tokio runtime: deno_core aborts the process if V8 posts a delayed task
 /// for an isolate created outside one. Every isolate is created inside a runtime of its own,
 /// dropped right after it, so V8's delayed tasks for it go too (see `pool`).
-pub fn event_loop() -> Result<tokio::runtime::Runtime, String> {
-  tokio::runtime::Builder::new_current_thread()
+pub struct EventLoop {
+  pub runtime: tokio::runtime::Runtime,
+  /// Web Crypto's work, off the isolate thread: one piece at a time, each on a thread that ends
+  /// with it, counted in the run's busy time. Dropping the runtime drops the work still queued
+  /// and waits for the piece in progress.
+  pub blocking: BlockingThreads,
+}
+
+pub fn event_loop() -> Result<EventLoop, String> {
+  let blocking = BlockingThreads::default();
+  let (started, stopping) = (blocking.clone(), blocking.clone());
+  let runtime = tokio::runtime::Builder::new_current_thread()
     .enable_all()
+    .max_blocking_threads(1)
+    .thread_keep_alive(Duration::ZERO)
+    .on_thread_start(move || started.thread_started())
+    .on_thread_stop(move || stopping.thread_stopping())
     .build()
-    .map_err(|error| format!("could not start the isolate's event loop: {error}"))
+    .map_err(|error| format!("could not start the isolate's event loop: {error}"))?;
+  Ok(EventLoop { runtime, blocking })
 }
 
 pub struct PreparedIsolate {

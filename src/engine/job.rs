@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use deno_core::JsRuntime;
 
-use crate::engine::isolate::PreparedIsolate;
+use crate::engine::isolate::{EventLoop, PreparedIsolate};
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::FailureKind;
 
@@ -21,10 +21,10 @@ pub struct RunJob {
 }
 
 impl RunJob {
-  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared, delivers
-  /// the result, then drops the isolate. `false` when the thread was demoted while it ran, and
-  /// so must not serve another run.
-  pub fn execute(self, tokio: &tokio::runtime::Runtime, isolate: Result<PreparedIsolate, String>) -> bool {
+  /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared inside
+  /// `event_loop`, delivers the result, then drops the isolate and the event loop. `false` when
+  /// the thread was demoted while it ran, and so must not serve another run.
+  pub fn execute(self, event_loop: EventLoop, isolate: Result<PreparedIsolate, String>) -> bool {
     let RunJob {
       shared,
       program,
@@ -32,8 +32,10 @@ impl RunJob {
       namespaces_json,
       dispatch,
     } = self;
-    shared.bind_clock_to_current_thread();
+    let EventLoop { runtime, blocking } = event_loop;
+    shared.bind_clock_to_current_thread(blocking.clone());
     crate::limits::watchdog::watch(shared.clone());
+    let entered = runtime.enter();
     let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| -> Result<JsRuntime, String> {
       let isolate = isolate?;
       // Stripped here, not on the caller's thread: a huge program must not block Node's event
@@ -46,7 +48,7 @@ impl RunJob {
       );
       Ok(match stripped {
         Ok(stripped) => isolate.run(
-          tokio,
+          &runtime,
           &shared,
           &stripped.code,
           &params,
@@ -79,6 +81,16 @@ impl RunJob {
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
+    drop(entered);
+    // Dropping the event loop drops Web Crypto work still queued, unstarted, and waits for the
+    // piece in progress, which nothing can stop: past the run's end it is demoted, and counted as
+    // a runaway until it is done.
+    if blocking.running() > 0 {
+      blocking.demote();
+      crate::limits::run::running_away(|| drop(runtime));
+    } else {
+      drop(runtime);
+    }
     crate::limits::arena::isolate_disposed();
     !shared.was_demoted()
   }

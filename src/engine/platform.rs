@@ -101,10 +101,11 @@ fn spawn_isolate_thread(task: HostTask) {
 fn run_cold(job: RunJob) {
   let _live = LiveThread::enter();
   match event_loop() {
-    Ok(tokio) => {
-      let _entered = tokio.enter();
+    Ok(event_loop) => {
+      let entered = event_loop.runtime.enter();
       let isolate = PreparedIsolate::new(job.shared.limits.heap_bytes);
-      job.execute(&tokio, isolate);
+      drop(entered);
+      job.execute(event_loop, isolate);
     }
     Err(why) => job.abandon(&why),
   }

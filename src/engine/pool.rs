@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 
-use crate::engine::isolate::{LiveThread, PreparedIsolate, event_loop};
+use crate::engine::isolate::{EventLoop, LiveThread, PreparedIsolate, event_loop};
 use crate::engine::job::RunJob;
 
 /// How often an idle prepared isolate checks whether its pool was closed.
@@ -115,9 +115,8 @@ impl Pool {
   pub fn serve(self: Arc<Self>) {
     let live = LiveThread::enter();
     let mut demoted = false;
-    while let Ok(tokio) = event_loop() {
-      let _entered = tokio.enter();
-      match self.serve_one(&tokio) {
+    while let Ok(event_loop) = event_loop() {
+      match self.serve_one(event_loop) {
         Served::Again => {}
         Served::Demoted => {
           demoted = true;
@@ -135,7 +134,9 @@ impl Pool {
   }
 
   /// Prepares one isolate and serves one run with it.
-  fn serve_one(&self, tokio: &tokio::runtime::Runtime) -> Served {
+  fn serve_one(&self, event_loop: EventLoop) -> Served {
+    // An isolate is made, and dropped unused, inside its event loop.
+    let entered = event_loop.runtime.enter();
     let Ok(isolate) = PreparedIsolate::new(self.heap_bytes) else {
       return Served::Done;
     };
@@ -146,7 +147,8 @@ impl Pool {
     loop {
       match job_rx.recv_timeout(IDLE_CHECK) {
         Ok(job) => {
-          return if !job.execute(tokio, Ok(isolate)) {
+          drop(entered);
+          return if !job.execute(event_loop, Ok(isolate)) {
             Served::Demoted
           } else if self.closed.load(Ordering::SeqCst) {
             Served::Done

@@ -24,8 +24,8 @@ pub fn create() -> Box<[u8]> {
   deno_core::JsRuntime::init_platform(None);
   // The builder's own TZ and LANG must not reach the snapshot either.
   crate::engine::locale::fix_locale_and_time_zone();
-  let tokio = crate::engine::isolate::event_loop().expect("a tokio runtime");
-  let _entered = tokio.enter();
+  let event_loop = crate::engine::isolate::event_loop().expect("a tokio runtime");
+  let _entered = event_loop.runtime.enter();
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
     // The world's entry module runs here and keeps its `start` function on the global object.
     extensions: crate::engine::world::extensions(BufferBudget::new(usize::MAX)),

@@ -7,6 +7,11 @@ import { core, primordials } from 'ext:core/mod.js';
 const load = (name) => core.loadExtScript(`ext:${name}.js`);
 
 const {
+  ArrayBufferIsView,
+  ArrayBufferPrototypeGetByteLength,
+  DataViewPrototypeGetBuffer,
+  DataViewPrototypeGetByteLength,
+  DataViewPrototypeGetByteOffset,
   JSONParse,
   JSONStringify,
   MathCeil,
@@ -18,14 +23,20 @@ const {
   TypedArrayPrototypeSet,
   TypedArrayPrototypeSlice,
   TypedArrayPrototypeSubarray,
+  Promise,
   PromisePrototypeThen,
   PromiseReject,
   ReflectApply,
   SafeSet,
   SetPrototypeAdd,
   SetPrototypeHas,
+  StringPrototypeEndsWith,
   StringPrototypeStartsWith,
   StringPrototypeToLowerCase,
+  TypedArrayPrototypeGetBuffer,
+  TypedArrayPrototypeGetByteLength,
+  TypedArrayPrototypeGetByteOffset,
+  Uint8Array,
 } = primordials;
 
 const { DOMException } = load('deno_web/01_dom_exception');
@@ -169,17 +180,22 @@ function getCrypto() {
   return webCrypto.crypto;
 }
 
-// Web Crypto runs its costly work on tokio's blocking threads, outside the run's busy time and
-// beyond the reach of termination, and Argon2 allocates outside the heap cap. What an algorithm
-// may cost is bounded here, before any work starts. Every member the bound depends on is read
-// once and passed on as a plain value, so a getter cannot answer differently when deno_crypto
-// reads it again.
-const MAX_PBKDF2_WORK = 1_000_000; // iterations x 160-bit blocks of output
+// Web Crypto runs its work on a thread of its own, one piece at a time (see `event_loop` in
+// isolate.rs): its CPU time counts as the run's, but nothing can stop a piece part-way, and Argon2
+// allocates outside the heap cap. What one piece may cost is bounded here, before it starts, to
+// about 0.4 s of CPU on the machine the bounds were measured on. Every member a bound depends on
+// is read once and passed on as a plain value, so a getter cannot answer differently when
+// deno_crypto reads it again.
+const MAX_PBKDF2_WORK = 1_000_000; // iterations x 160-bit blocks of output, SHA-384/512 count 4
 const MAX_DERIVED_BITS = 65_536;
-const MAX_RSA_MODULUS_BITS = 4096;
-// Costly operations (RSA keys, PBKDF2, SLH-DSA signatures) a run may have in flight at once: each
-// may outlive the run.
-const MAX_COSTLY_IN_FLIGHT = 4;
+// Generating an RSA-4096 key took from 1 to 19 s here; RSA-2048 about 0.4 s.
+const MAX_RSA_MODULUS_BITS = 2048;
+// Work handed to that thread runs to its end even after the run has ended, so a run hands over
+// one costly operation (RSA keys, PBKDF2, SLH-DSA signatures) at a time, and at most this many
+// bytes of input at a time (each call copies its input outside the heap cap until its work is
+// done). Calls past either bound copy their input into the heap and wait their turn, in order;
+// they are forgotten if the run ends first.
+const MAX_INPUT_IN_FLIGHT = 16 * 1024 * 1024;
 // Extendable outputs and KMAC, by lower-case name, with the member that sets their length in bits:
 // an output of 2^32 - 8 bits was a 512 MB buffer made outside the heap cap.
 const LENGTH_MEMBERS = {
@@ -194,8 +210,6 @@ const LENGTH_MEMBERS = {
   kmac128: 'length',
   kmac256: 'length',
 };
-let costlyInFlight = 0;
-
 function notSupported(message) {
   return new DOMException(message, 'NotSupportedError');
 }
@@ -207,13 +221,20 @@ function named(algorithm) {
 }
 
 /** The algorithm to pass on, and whether the operation is costly; throws past a bound. */
-function bounded(algorithm, bits) {
+function bounded(operation, algorithm, bits) {
   const { name, own } = named(algorithm);
   const lower = StringPrototypeToLowerCase(name);
   if (StringPrototypeStartsWith(lower, 'argon2')) {
     throw notSupported("Argon2 is not available: its memory would escape the run's heap cap");
   }
-  if (StringPrototypeStartsWith(lower, 'slh-dsa')) return { algorithm: own === null ? name : { __proto__: own, name }, costly: true };
+  if (StringPrototypeStartsWith(lower, 'slh-dsa')) {
+    // The small-signature sets ('s') take 0.4 to 4 s of CPU per signature here, the fast ones
+    // ('f') at most a tenth of that.
+    if (StringPrototypeEndsWith(lower, 's') && operation !== 'verify') {
+      throw notSupported(`${name} keys and signatures are not available here: each takes seconds of CPU that nothing can stop; the fast parameter sets (ending in 'f') are`);
+    }
+    return { algorithm: own === null ? name : { __proto__: own, name }, costly: true };
+  }
   if (own === null) return { algorithm: name, costly: false };
   const lengthMember = LENGTH_MEMBERS[lower];
   if (lengthMember !== undefined) {
@@ -227,15 +248,18 @@ function bounded(algorithm, bits) {
     const iterations = NumberCtor(own.iterations);
     const length = bits === undefined ? 0 : NumberCtor(bits);
     const blocks = MathCeil(length / 160) || 1;
-    if (!(iterations >= 1 && length <= MAX_DERIVED_BITS && iterations * blocks <= MAX_PBKDF2_WORK)) {
-      throw notSupported(`PBKDF2 is limited to ${MAX_PBKDF2_WORK} iterations of 160 output bits, and to ${MAX_DERIVED_BITS} bits, here: its work would escape the run's budgets`);
+    const hash = own.hash !== null && typeof own.hash === 'object' ? { __proto__: null, name: `${own.hash.name}` } : own.hash;
+    const hashName = `${hash?.name ?? hash}`;
+    const weight = StringPrototypeEndsWith(hashName, '384') || StringPrototypeEndsWith(hashName, '512') ? 4 : 1;
+    if (!(iterations >= 1 && length <= MAX_DERIVED_BITS && iterations * blocks * weight <= MAX_PBKDF2_WORK)) {
+      throw notSupported(`PBKDF2 is limited to ${MAX_PBKDF2_WORK} iterations of 160 output bits (a quarter of that with SHA-384 or SHA-512), and to ${MAX_DERIVED_BITS} bits, here: nothing can stop its work part-way`);
     }
-    return { algorithm: { name, hash: own.hash, salt: own.salt, iterations }, costly: true };
+    return { algorithm: { name, hash, salt: own.salt, iterations }, costly: true };
   }
   if (StringPrototypeStartsWith(lower, 'rsa') && own.modulusLength !== undefined) {
     const modulusLength = NumberCtor(own.modulusLength);
     if (!(modulusLength > 0 && modulusLength <= MAX_RSA_MODULUS_BITS)) {
-      throw notSupported(`RSA keys are limited to ${MAX_RSA_MODULUS_BITS} bits here: generating larger ones would escape the run's budgets`);
+      throw notSupported(`generated RSA keys are limited to ${MAX_RSA_MODULUS_BITS} bits here: a larger one takes seconds of CPU that nothing can stop (keys of any size can be imported)`);
     }
     return { algorithm: { name, modulusLength, publicExponent: own.publicExponent, hash: own.hash }, costly: true };
   }
@@ -252,6 +276,63 @@ function derivedKeyType(type) {
   return { type: { __proto__: own, name, length: bits }, bits: bits ?? 1024 };
 }
 
+let costlyInFlight = 0;
+let inputInFlight = 0;
+/** Calls waiting for input bytes in flight to fall, first to last: `{ bytes, start, next }`. */
+let waitingFirst = null;
+let waitingLast = null;
+
+/** The bytes of an ArrayBuffer or a view; 0 for anything else. */
+function bufferBytes(value) {
+  if (value === null || typeof value !== 'object') return 0;
+  try {
+    if (!ArrayBufferIsView(value)) return ArrayBufferPrototypeGetByteLength(value);
+    try {
+      return TypedArrayPrototypeGetByteLength(value);
+    } catch {
+      return DataViewPrototypeGetByteLength(value);
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/** A copy in the heap of an ArrayBuffer's or a view's bytes, as deno_crypto would take them now. */
+function heapCopy(value) {
+  let buffer = value;
+  let offset = 0;
+  let length;
+  if (!ArrayBufferIsView(value)) {
+    length = ArrayBufferPrototypeGetByteLength(value);
+  } else {
+    try {
+      buffer = TypedArrayPrototypeGetBuffer(value);
+      offset = TypedArrayPrototypeGetByteOffset(value);
+      length = TypedArrayPrototypeGetByteLength(value);
+    } catch {
+      buffer = DataViewPrototypeGetBuffer(value);
+      offset = DataViewPrototypeGetByteOffset(value);
+      length = DataViewPrototypeGetByteLength(value);
+    }
+  }
+  const copy = new Uint8Array(length);
+  TypedArrayPrototypeSet(copy, new Uint8Array(buffer, offset, length));
+  return copy;
+}
+
+function fits(bytes, costly) {
+  return (!costly || costlyInFlight === 0) && (inputInFlight === 0 || inputInFlight + bytes <= MAX_INPUT_IN_FLIGHT);
+}
+
+function startWaiting() {
+  while (waitingFirst !== null && fits(waitingFirst.bytes, waitingFirst.costly)) {
+    const call = waitingFirst;
+    waitingFirst = call.next;
+    if (waitingFirst === null) waitingLast = null;
+    call.start();
+  }
+}
+
 function guard(method, prepare) {
   const native = SubtleCrypto.prototype[method];
   ObjectDefineProperty(SubtleCrypto.prototype, method, {
@@ -260,48 +341,71 @@ function guard(method, prepare) {
       let costly;
       try {
         costly = prepare(args);
-        if (costly && costlyInFlight >= MAX_COSTLY_IN_FLIGHT) {
-          throw new DOMException(`at most ${MAX_COSTLY_IN_FLIGHT} RSA key generations, PBKDF2 derivations and SLH-DSA signatures may be in flight at once here`, 'OperationError');
-        }
       } catch (error) {
         return PromiseReject(error);
       }
-      if (!costly) return ReflectApply(native, this, args);
-      costlyInFlight++;
-      const done = () => { costlyInFlight--; };
-      const promise = ReflectApply(native, this, args);
-      PromisePrototypeThen(promise, done, done);
-      return promise;
+      let bytes = 0;
+      for (let i = 0; i < args.length; i++) bytes += bufferBytes(args[i]);
+      const call = () => {
+        if (costly) costlyInFlight++;
+        inputInFlight += bytes;
+        const done = () => {
+          if (costly) costlyInFlight--;
+          inputInFlight -= bytes;
+          startWaiting();
+        };
+        let promise;
+        try {
+          promise = ReflectApply(native, this, args);
+        } catch (error) {
+          done();
+          return PromiseReject(error);
+        }
+        PromisePrototypeThen(promise, done, done);
+        return promise;
+      };
+      if (waitingFirst === null && fits(bytes, costly)) return call();
+      for (let i = 0; i < args.length; i++) {
+        if (bufferBytes(args[i]) > 0) args[i] = heapCopy(args[i]);
+      }
+      return new Promise((resolve) => {
+        const waiting = { __proto__: null, bytes, costly, start: () => resolve(call()), next: null };
+        if (waitingLast === null) waitingFirst = waiting;
+        else waitingLast.next = waiting;
+        waitingLast = waiting;
+      });
     } }[method],
   });
 }
 
 guard('generateKey', (args) => {
-  const { algorithm, costly } = bounded(args[0]);
+  const { algorithm, costly } = bounded('generateKey', args[0]);
   args[0] = algorithm;
   return costly;
 });
 guard('deriveBits', (args) => {
   const bits = args[2] === undefined || args[2] === null ? args[2] : NumberCtor(args[2]);
   args[2] = bits;
-  const { algorithm, costly } = bounded(args[0], bits);
+  const { algorithm, costly } = bounded('deriveBits', args[0], bits);
   args[0] = algorithm;
   return costly;
 });
 guard('deriveKey', (args) => {
   const { type, bits } = derivedKeyType(args[2]);
   args[2] = type;
-  const { algorithm, costly } = bounded(args[0], bits);
+  const { algorithm, costly } = bounded('deriveKey', args[0], bits);
   args[0] = algorithm;
   return costly;
 });
 for (const method of ['digest', 'sign', 'verify']) {
   guard(method, (args) => {
-    const { algorithm, costly } = bounded(args[0]);
+    const { algorithm, costly } = bounded(method, args[0]);
     args[0] = algorithm;
     return costly;
   });
 }
+// Bounded only by their input, which is inside the heap cap.
+for (const method of ['encrypt', 'decrypt']) guard(method, () => false);
 // A JWK is read once, into plain data: deno_crypto reads some members twice and unwraps the
 // second read.
 guard('importKey', (args) => {

@@ -2,6 +2,7 @@
 //! budgets and demotes a thread V8 cannot stop, and handing freed memory back to the system.
 
 pub mod arena;
+pub mod blocking;
 pub mod budgets;
 pub mod calls_in_flight;
 pub mod run;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
+use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::{Limit, Limits};
 use crate::limits::calls_in_flight::CallsInFlight;
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled, Text};
@@ -98,6 +99,8 @@ struct CpuClock {
   helpers: Duration,
   /// A helper thread still at work: its CPU time counts as it goes.
   helper: Option<Thread>,
+  /// The isolate's blocking threads (Web Crypto).
+  blocking: BlockingThreads,
 }
 
 static LIVE_RUNS: AtomicUsize = AtomicUsize::new(0);
@@ -121,6 +124,15 @@ pub fn runaway_threads() -> (usize, usize) {
     RUNAWAYS_TOTAL.load(Ordering::SeqCst),
     RUNAWAYS_NOW.load(Ordering::SeqCst),
   )
+}
+
+/// Counts work of a run that goes on past its ending, on a demoted thread, while `wait` waits
+/// for it.
+pub(crate) fn running_away(wait: impl FnOnce()) {
+  RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
+  RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);
+  wait();
+  RUNAWAYS_NOW.fetch_sub(1, Ordering::SeqCst);
 }
 
 type Deliver = Box<dyn FnOnce(Report) + Send>;
@@ -322,7 +334,7 @@ impl RunShared {
     Report { settled, usage }
   }
 
-  pub(crate) fn bind_clock_to_current_thread(&self) {
+  pub(crate) fn bind_clock_to_current_thread(&self, blocking: BlockingThreads) {
     let Some(thread) = Thread::current() else {
       return;
     };
@@ -333,6 +345,7 @@ impl RunShared {
         baseline,
         helpers: Duration::ZERO,
         helper: None,
+        blocking,
       });
     }
   }
@@ -354,7 +367,7 @@ impl RunShared {
       .and_then(Thread::cpu_time)
       .unwrap_or_default();
     let own = clock.thread.cpu_time()?;
-    Some(own.saturating_sub(clock.baseline) + clock.helpers + helper)
+    Some(own.saturating_sub(clock.baseline) + clock.helpers + helper + clock.blocking.cpu_time())
   }
 
   /// A helper thread started working for this run.
@@ -419,12 +432,12 @@ impl RunShared {
         if let Some(thread) = thread.as_ref() {
           thread.demote();
         }
-        // A helper still stripping for the run goes down with it.
-        if let Some(helper) = crate::lock(&self.clock)
-          .as_ref()
-          .and_then(|clock| clock.helper.as_ref())
-        {
-          helper.demote();
+        // A helper still stripping for the run, and blocking work, go down with it.
+        if let Some(clock) = crate::lock(&self.clock).as_ref() {
+          if let Some(helper) = &clock.helper {
+            helper.demote();
+          }
+          clock.blocking.demote();
         }
       }
     }

@@ -50,6 +50,7 @@ const VALUES = [
 const USES = [
   'v.length', 'String(v)', 'JSON.stringify(v)', "JSON.parse(JSON.stringify(v) ?? 'null')", 'structuredClone(v)',
   'Array.from(v)', '[...v]', 'Object.keys(v).length', 'Object.fromEntries(Object.entries(v))',
+  'Reflect.ownKeys(v).length', 'Object.assign({}, v)', 'for (const k in v) {}', '({ ...v })',
   'Array.prototype.join.call(v)', 'Array.prototype.indexOf.call(v, 7)', 'Array.prototype.includes.call(v, 7)',
   'Array.prototype.sort.call(v)', 'Array.prototype.reverse.call(v)', 'Array.prototype.fill.call(v, 0)',
   'Array.prototype.lastIndexOf.call(v, 7)', 'Array.prototype.map.call(v, (x) => x)', 'Array.prototype.flat.call(v, Infinity)',

@@ -12,12 +12,12 @@ export const KNOWN_OPEN = [
       && (config.maxOldGenerationSizeMb === 16 || program.includes('new Array(2 ** 24)')),
   },
   {
-    name: "a typed array's entries",
-    why: "Object.keys, values and entries of a typed array list every element in C++, in a loop V8 "
-      + 'never interrupts; a JavaScript listing would have to find its other own keys without listing '
-      + 'the elements',
+    name: "a typed array's keys by for-in or spread",
+    why: 'for-in and object spread list a typed array\'s indices in C++, one string per element, '
+      + 'where nothing polls and the heap cap does not hold; no function of the world is on their path '
+      + '(Object.keys, values, entries and the other listings are built in JavaScript past 2^20 elements)',
     matches: ({ program }) => /new (Uint8|Float64)Array\(2 \*\* (24|20)\)/.test(program)
-      && /Object\.(keys|values|entries)\(/.test(program),
+      && /for \(const k in v\)|\{ \.\.\.v \}/.test(program),
   },
 ]
 

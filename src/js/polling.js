@@ -12,9 +12,11 @@
 // ICU works on its own copies of a text, outside the run's heap cap: one `normalize` of 10^8
 // characters took more than 1 GB. Its services refuse texts longer than MAX_ICU_TEXT.
 //
-// A long string's keys, values, entries and code points are listed here in JavaScript, for the
-// same reason as the wrappers: V8 lists them in C++, one per character, without polling.
+// A long string's keys, values, entries and code points, and a long typed array's keys, values and
+// entries, are listed here in JavaScript, for the same reason as the wrappers: V8 lists them in
+// C++, one per character or element, without polling.
 
+import { core } from 'ext:core/mod.js';
 import { LONG_LENGTH, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ObjectDefineProperty = Object.defineProperty;
@@ -121,25 +123,86 @@ for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) 
 const StringCtor = String;
 const StringPrototypeCodePointAt = String.prototype.codePointAt;
 
-/** `Object[key](value)`, or for a long string primitive, `list(value)` built in JavaScript. */
-function listLongStrings(key, list) {
-  replace(Object, key, (native, _receiver, args) => {
-    const value = args[0];
-    if (typeof value !== 'string' || value.length <= LONG_LENGTH) return ReflectApply(native, Object, args);
-    return list(value);
-  });
-}
-
 // Built by V8's Array.from, whose elements are defined, not set: a setter a program put on
 // Array.prototype is never called. The array-like has no prototype for the same reason.
 const ArrayCtor = Array;
 const ArrayFrom = Array.from;
 const listOf = (length, element) => ReflectApply(ArrayFrom, ArrayCtor, [{ __proto__: null, length }, (_, i) => element(i)]);
 
-listLongStrings('keys', (text) => listOf(text.length, StringCtor));
-listLongStrings('getOwnPropertyNames', (text) => listOf(text.length + 1, (i) => (i < text.length ? StringCtor(i) : 'length')));
-listLongStrings('values', (text) => listOf(text.length, (i) => text[i]));
-listLongStrings('entries', (text) => listOf(text.length, (i) => [StringCtor(i), text[i]]));
+// A typed array's own keys are listed in C++ too, one string per element, allocating past the heap
+// cap without polling: `Object.entries` of a 2^24-element array grew the host by 2.5 GB at a 64 MB
+// cap. Past LONG_LENGTH elements its indices are listed here, and its other own keys by V8 with
+// indices skipped. `for-in` and object spread, which no function reaches, still list in C++.
+const typedArrayLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
+const { op_get_non_index_property_names: nonIndexKeys } = core.ops;
+// V8's property filters, as the op takes them.
+const ENUMERABLE_STRINGS = 2 | 16;
+const STRINGS = 16;
+const ALL_KEYS = 0;
+
+/** The length of a typed array longer than LONG_LENGTH; 0 for anything else. */
+function longTypedArrayLength(value) {
+  if (value === null || typeof value !== 'object') return 0;
+  try {
+    const length = ReflectApply(typedArrayLength, value, []);
+    return length > LONG_LENGTH ? length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** `value`'s own keys, indices `0..length` first, then those `filter` lets through. */
+function typedArrayKeys(value, length, filter, element) {
+  const others = nonIndexKeys(value, filter);
+  return listOf(length + others.length, (i) => element(i < length ? StringCtor(i) : others[i - length]));
+}
+
+/** `Object[key](value)`, built in JavaScript for a long string or a long typed array. */
+function listLong(key, string, typed) {
+  replace(Object, key, (native, _receiver, args) => {
+    const value = args[0];
+    if (typeof value === 'string') return value.length > LONG_LENGTH ? string(value) : ReflectApply(native, Object, args);
+    const length = longTypedArrayLength(value);
+    return length === 0 ? ReflectApply(native, Object, args) : typed(value, length);
+  });
+}
+
+listLong('keys', (text) => listOf(text.length, StringCtor),
+  (array, length) => typedArrayKeys(array, length, ENUMERABLE_STRINGS, (key) => key));
+listLong('getOwnPropertyNames', (text) => listOf(text.length + 1, (i) => (i < text.length ? StringCtor(i) : 'length')),
+  (array, length) => typedArrayKeys(array, length, STRINGS, (key) => key));
+listLong('values', (text) => listOf(text.length, (i) => text[i]),
+  (array, length) => typedArrayKeys(array, length, ENUMERABLE_STRINGS, (key) => array[key]));
+listLong('entries', (text) => listOf(text.length, (i) => [StringCtor(i), text[i]]),
+  (array, length) => typedArrayKeys(array, length, ENUMERABLE_STRINGS, (key) => [key, array[key]]));
+replace(Reflect, 'ownKeys', (native, _receiver, args) => {
+  const length = longTypedArrayLength(args[0]);
+  return length === 0 ? ReflectApply(native, Reflect, args) : typedArrayKeys(args[0], length, ALL_KEYS, (key) => key);
+});
+replace(Object, 'getOwnPropertyDescriptors', (native, _receiver, args) => {
+  const length = longTypedArrayLength(args[0]);
+  if (length === 0) return ReflectApply(native, Object, args);
+  const descriptors = {};
+  const keys = typedArrayKeys(args[0], length, ALL_KEYS, (key) => key);
+  for (let i = 0; i < keys.length; i++) {
+    const descriptor = ObjectGetOwnPropertyDescriptor(args[0], keys[i]);
+    if (descriptor !== undefined) ObjectDefineProperty(descriptors, keys[i], { __proto__: null, value: descriptor, writable: true, enumerable: true, configurable: true });
+  }
+  return descriptors;
+});
+replace(Object, 'assign', (native, _receiver, args) => {
+  const target = ReflectApply(native, Object, [args[0]]);
+  for (let i = 1; i < args.length; i++) {
+    const length = longTypedArrayLength(args[i]);
+    if (length === 0) {
+      ReflectApply(native, Object, [target, args[i]]);
+      continue;
+    }
+    const keys = typedArrayKeys(args[i], length, ENUMERABLE_STRINGS, (key) => key);
+    for (let k = 0; k < keys.length; k++) target[keys[k]] = args[i][keys[k]];
+  }
+  return target;
+});
 
 // Spreading a long string, or Array.from of one, walks it code point by code point through an
 // iterator whose `next` is a JavaScript method, so every step enters JavaScript and polls (a

@@ -121,6 +121,9 @@ for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) 
 // A long string's keys, entries and characters, listed in JavaScript: V8 lists them in C++, one
 // per character, and `Object.keys('x'.repeat(2 ** 22))` in a loop ran on past its run's end.
 const StringCtor = String;
+// Listings longer than this are built here: at a 16 MB cap, V8's `Object.entries` of 2^20
+// elements already allocated far past the cap before it could be stopped.
+const LONG_LISTING = 2 ** 16;
 const StringPrototypeCodePointAt = String.prototype.codePointAt;
 
 // Built by V8's Array.from, whose elements are defined, not set: a setter a program put on
@@ -131,7 +134,7 @@ const listOf = (length, element) => ReflectApply(ArrayFrom, ArrayCtor, [{ __prot
 
 // A typed array's own keys are listed in C++ too, one string per element, allocating past the heap
 // cap without polling: `Object.entries` of a 2^24-element array grew the host by 2.5 GB at a 64 MB
-// cap. Past LONG_LENGTH elements its indices are listed here, and its other own keys by V8 with
+// cap. Past LONG_LISTING elements its indices are listed here, and its other own keys by V8 with
 // indices skipped. `for-in` and object spread, which no function reaches, still list in C++.
 const typedArrayLength = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
 const { op_get_non_index_property_names: nonIndexKeys } = core.ops;
@@ -140,12 +143,12 @@ const ENUMERABLE_STRINGS = 2 | 16;
 const STRINGS = 16;
 const ALL_KEYS = 0;
 
-/** The length of a typed array longer than LONG_LENGTH; 0 for anything else. */
+/** The length of a typed array longer than LONG_LISTING; 0 for anything else. */
 function longTypedArrayLength(value) {
   if (value === null || typeof value !== 'object') return 0;
   try {
     const length = ReflectApply(typedArrayLength, value, []);
-    return length > LONG_LENGTH ? length : 0;
+    return length > LONG_LISTING ? length : 0;
   } catch {
     return 0;
   }
@@ -161,7 +164,7 @@ function typedArrayKeys(value, length, filter, element) {
 function listLong(key, string, typed) {
   replace(Object, key, (native, _receiver, args) => {
     const value = args[0];
-    if (typeof value === 'string') return value.length > LONG_LENGTH ? string(value) : ReflectApply(native, Object, args);
+    if (typeof value === 'string') return value.length > LONG_LISTING ? string(value) : ReflectApply(native, Object, args);
     const length = longTypedArrayLength(value);
     return length === 0 ? ReflectApply(native, Object, args) : typed(value, length);
   });

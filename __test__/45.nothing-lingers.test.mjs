@@ -150,3 +150,27 @@ return [Object.keys(t).length, Object.keys(t).slice(-2), Object.values(t).slice(
     ['foo', 'hid', 'Symbol(s)'], 2 ** 20 + 5, { value: 2, writable: false, enumerable: false, configurable: false },
     { value: 0, writable: true, enumerable: true, configurable: true }, 2 ** 20 + 4, 1, 7] })
 })
+
+test('the URI and escape functions over a long text stop with their run, and give V8\'s results', async () => {
+  const calls = {
+    encodeURIComponent: "'a'.repeat(2 ** 27)", encodeURI: "'é'.repeat(2 ** 26)", escape: "'a'.repeat(2 ** 27)",
+    decodeURIComponent: "'%41'.repeat(2 ** 25)", decodeURI: "'%C3%A9'.repeat(2 ** 24)", unescape: "'%u0041'.repeat(2 ** 24)",
+  }
+  for (const [name, text] of Object.entries(calls)) {
+    // Each ran on for 0.8 to 1.3 s after its run had ended, in one C++ loop.
+    const result = await runtime.run({ program: `const t = ${text}; for (;;) ${name}(t)`, bindings: [] })
+    assert.equal(result.error?.kind, 'timeout', `${name}: ${JSON.stringify(result)}`)
+    assert.notEqual(await msUntilNoRunIsLeft(250), null, `${name}: ${JSON.stringify(native.runawayThreads())}`)
+  }
+  // Cut only where no escape, surrogate pair or UTF-8 sequence spans the cut.
+  const result = await runtime.run({ program: `const t = 'x😀é%'.repeat(2 ** 18 + 5), e = encodeURIComponent(t), s = escape(t)
+return [e.length, decodeURIComponent(e) === t, decodeURI(e) === t.replace(/%/g, '%25').replace(/%25/g, '%'), s.length, unescape(s) === t,
+  (() => { try { decodeURIComponent(e.slice(0, 2 ** 21 + 2)) } catch (error) { return error.name + ': ' + error.message } })(),
+  (() => { try { encodeURIComponent('a'.repeat(2 ** 21) + '\\ud800') } catch (error) { return error.name + ': ' + error.message } })()]`, bindings: [] })
+  const text = 'x😀é%'.repeat(2 ** 18 + 5)
+  const encoded = encodeURIComponent(text)
+  let cut
+  try { decodeURIComponent(encoded.slice(0, 2 ** 21 + 2)) } catch (error) { cut = `${error.name}: ${error.message}` }
+  assert.deepStrictEqual(result, { logs: [], value: [encoded.length, true, decodeURI(encoded) === text.replace(/%/g, '%25').replace(/%25/g, '%'),
+    escape(text).length, true, cut, 'URIError: URI malformed'] })
+})

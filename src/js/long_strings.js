@@ -410,3 +410,59 @@ install(String.prototype, 'replaceAll', {
     return replaceAllOfString(text, search, replaceValue);
   },
 }.replaceAll, StringPrototypeReplaceAll);
+
+// The global URI and escape functions walk their whole text in one C++ loop: encodeURIComponent of
+// 2^28 characters ran on for 0.8 s after its run had ended, unescape of 2^26 escapes for 1.3 s.
+// Past 2^20 characters the text goes to V8's function a piece at a time, cut where no escape
+// sequence (`%XX`, `%uXXXX`) and no surrogate pair or UTF-8 sequence spans the cut, so the pieces'
+// results join to the whole's and a malformed text throws the same URIError.
+
+const PERCENT = 0x25;
+
+function hexDigit(unit) {
+  if (unit >= 0x30 && unit <= 0x39) return unit - 0x30;
+  const lower = unit | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
+/** Whether a cut at `at` leaves every escape and encoded sequence whole on one side. */
+function cutsCleanly(text, at) {
+  const before = codeAt(text, at - 1);
+  if (before >= 0xd800 && before <= 0xdbff) return false;
+  if (before === PERCENT || codeAt(text, at - 2) === PERCENT) return false;
+  for (let back = 3; back <= 5; back++) {
+    if (codeAt(text, at - back) === PERCENT && codeAt(text, at - back + 1) === 0x75) return false;
+  }
+  if (codeAt(text, at) !== PERCENT) return true;
+  // An escaped UTF-8 continuation byte belongs with the bytes before it.
+  const high = hexDigit(codeAt(text, at + 1));
+  const low = hexDigit(codeAt(text, at + 2));
+  return high < 0 || low < 0 || (high >> 2) !== 2;
+}
+
+/** `native(text)`, in pieces of about LONG_LENGTH characters for a long text. */
+function inPieces(native, text) {
+  if (text.length <= LONG_LENGTH) return native(text);
+  let result = '';
+  let start = 0;
+  while (start < text.length) {
+    let end = start + LONG_LENGTH;
+    // A text with no clean cut near the mark (no such text is well formed) goes whole.
+    const last = MathMin(text.length, end + 4096);
+    while (end < last && !cutsCleanly(text, end)) end++;
+    if (end >= last) end = text.length;
+    result += native(slice(text, start, end));
+    start = end;
+  }
+  return result;
+}
+
+for (const name of ['encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent', 'escape', 'unescape']) {
+  const native = globalThis[name];
+  const callNative = (text) => native(text);
+  install(globalThis, name, {
+    [name](value) {
+      return inPieces(callNative, toStringStrict(value));
+    },
+  }[name], native);
+}

@@ -3,6 +3,9 @@ import { createRequire } from 'node:module'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { Config, PREFIX, checkConfig } from './lib/config.js'
 import { checkBindings, planBindings } from './lib/bindings.js'
+import { DurableAttempt, checkResolutions, pendingOf, resumption, suspend } from './lib/durable.js'
+
+export { resumption, suspend }
 
 const native = createRequire(import.meta.url)('./lib/native.cjs')
 
@@ -53,16 +56,59 @@ export class V8CodeRuntime extends CodeRuntime {
     const settled = await settle(this[state], request)
     return { result: present(settled), usage: settled.usage }
   }
+
+  /**
+   * Outside the seam: a run that records a journal, and suspends where a binding returns
+   * `suspend(payload)`.
+   */
+  async runDurable(request, options) {
+    return durable(this[state], request, { options })
+  }
+
+  /** Replays a suspended run's journal in a fresh isolate, then goes on with `resolutions`. */
+  async resume(request, journal, resolutions, options) {
+    return durable(this[state], request, { options, journal, resolutions, resuming: true })
+  }
+
+  /** Re-runs a recorded run from its journal alone, calling no binding. */
+  async replay(request, journal, options) {
+    return durable(this[state], request, { options, journal, replayOnly: true })
+  }
 }
 
-/** Runs one request to its native settled form; rejects only for caller misuse. */
-async function settle(own, { program, bindings, signal }) {
+/** A durable attempt: completed, or suspended with the calls that wait. */
+async function durable(own, request, { options, journal, resolutions, resuming = false, replayOnly = false }) {
+  if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
+  checkBindings(request.bindings)
+  if ((resuming || replayOnly) && journal === undefined) throw new Error(`${PREFIX} a journal is required`)
+  const attempt = new DurableAttempt({ request, options, journal, replayOnly })
+  if (resuming) attempt.resolutions = checkResolutions(attempt.base, resolutions)
+  const settled = await settle(own, request, attempt)
+  const recorded = replayOnly ? journal : attempt.journal(settled.usage.busyMs)
+  const usage = settled.usage
+  if (attempt.suspended && attempt.failure === undefined) {
+    return { status: 'suspended', journal: recorded, pending: pendingOf(recorded), logs: settled.logs, usage }
+  }
+  const result = attempt.failure === undefined
+    ? present(settled)
+    : { logs: settled.logs, error: { kind: 'exception', message: attempt.failure } }
+  return { status: 'completed', result, journal: recorded, usage }
+}
+
+/**
+ * Runs one request to its native settled form; rejects only for caller misuse. A durable
+ * `attempt` serves the control namespace and plans the isolate's start.
+ */
+async function settle(own, { program, bindings, signal }, attempt) {
   if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
   checkBindings(bindings)
   const { config, live } = own
   if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
   const run = new native.NativeRun()
-  const { params, namespacesJson, dispatch } = planBindings(bindings, (call, tagged) => run.answer(call, tagged))
+  const plan = planBindings(bindings, (call, tagged) => run.answer(call, tagged), attempt?.control)
+  const { params, dispatch } = plan
+  const namespacesJson = attempt ? attempt.namespacesJson(plan.described, plan.names) : plan.namespacesJson
+  attempt?.attach(run)
   const settled = run.start({
     program,
     params,

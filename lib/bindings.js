@@ -54,11 +54,29 @@ function describeFailure(error) {
 const failure = (message) => 'E' + JSON.stringify(message)
 
 /**
+ * Calls the host function behind `namespaceIndex`, `nameIndex` (into `names`, each namespace's
+ * function names in order) with the program's arguments:
+ * `{ value }` as it resolved, or `{ failure }`, the message the program's rejection carries.
+ */
+export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
+  const { global, functions } = namespaces[namespaceIndex]
+  const name = names[namespaceIndex][nameIndex]
+  const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
+  if (typeof fn !== 'function') return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
+  try {
+    return { value: await Reflect.apply(fn, undefined, [JSON.parse(argsJson)]) }
+  } catch (error) {
+    return { failure: describeFailure(error) }
+  }
+}
+
+/**
  * The program side's view of the namespaces, and the host function that serves its calls.
  * Each call is answered through `answer(call, tagged)` with tagged JSON text: `V<value>` or
- * `E<message>`.
+ * `E<message>`. Calls to the namespace after the last, which no program sees, go to `control`
+ * (a durable run's), which resolves the tagged text itself.
  */
-export function planBindings(namespaces, answer) {
+export function planBindings(namespaces, answer, control) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
   const described = namespaces.map(({ global, errorClass }, index) =>
     [global, names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
@@ -68,17 +86,10 @@ export function planBindings(namespaces, answer) {
     'console',
   ]
   const serve = async (namespaceIndex, nameIndex, argsJson) => {
-    const { global, functions } = namespaces[namespaceIndex]
-    const name = names[namespaceIndex][nameIndex]
-    const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
-    if (typeof fn !== 'function') return failure(`unknown binding ${JSON.stringify(`${global}.${name}`)}`)
-    let value
-    try {
-      value = await Reflect.apply(fn, undefined, [JSON.parse(argsJson)])
-    } catch (error) {
-      return failure(describeFailure(error))
-    }
-    const json = losslessJsonText(value)
+    if (namespaceIndex === namespaces.length && control) return control(argsJson)
+    const outcome = await invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
+    if ('failure' in outcome) return failure(outcome.failure)
+    const json = losslessJsonText(outcome.value)
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {
@@ -87,5 +98,5 @@ export function planBindings(namespaces, answer) {
       (error) => answer(call, failure(describeFailure(error))),
     )
   }
-  return { params, namespacesJson: JSON.stringify(described), dispatch }
+  return { params, names, described, namespacesJson: JSON.stringify(described), dispatch }
 }

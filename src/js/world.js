@@ -5,6 +5,7 @@
 import { core } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
+import * as durable from 'ext:dsh/durable.js';
 const {
   op_dsh_log,
   op_dsh_args_json,
@@ -22,7 +23,9 @@ const BigIntCtor = BigInt;
 const ErrorCtor = Error;
 const MathFloor = Math.floor;
 const MathRound = Math.round;
-const PerformanceNow = performance.now.bind(performance);
+const RealPerformanceNow = performance.now.bind(performance);
+// A durable run reads its journal's clock.
+const PerformanceNow = () => (durable.isDurable() ? durable.elapsed() : RealPerformanceNow());
 const TypeErrorCtor = TypeError;
 const JSONParse = JSON.parse;
 const MapCtor = Map;
@@ -46,12 +49,17 @@ function rejected(error) {
 }
 
 // An error escaping a timer, a microtask or an unhandled rejection ends an unsettled run (the op
-// renders it in a microtask of its own).
-core.setReportExceptionCallback(op_dsh_settle_thrown_later);
+// renders it in a microtask of its own); a durable run's journal reaches its host first.
+function settleThrownLater(error) {
+  if (durable.isDurable()) durable.flushThen(() => op_dsh_settle_thrown_later(error));
+  else op_dsh_settle_thrown_later(error);
+}
+core.setReportExceptionCallback(settleThrownLater);
 core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
-  op_dsh_settle_thrown_later(reason);
+  settleThrownLater(reason);
   return true;
 });
+durable.onTimerError(settleThrownLater);
 
 function emit(args) {
   let text = '';
@@ -149,8 +157,9 @@ const process = {
 const timers = new MapCtor();
 let nextTimerId = 1;
 
-function schedule(callback, delay, args, repeat) {
+function schedule(callback, delay, args, repeat, immediate = false) {
   checkCallback(callback);
+  if (durable.isDurable()) return durable.schedule(callback, delay, args, repeat, immediate);
   const id = nextTimerId++;
   const fire = () => {
     if (!repeat) ReflectApply(MapPrototypeDelete, timers, [id]);
@@ -165,6 +174,10 @@ function schedule(callback, delay, args, repeat) {
 }
 
 function unschedule(id) {
+  if (durable.isDurable()) {
+    durable.unschedule(id);
+    return;
+  }
   const timer = ReflectApply(MapPrototypeGet, timers, [id]);
   if (timer !== undefined) {
     ReflectApply(MapPrototypeDelete, timers, [id]);
@@ -180,7 +193,7 @@ export function setInterval(callback, delay, ...args) {
 }
 // After the current macrotask, as Node's check phase runs: a zero-delay timer of its own id.
 export function setImmediate(callback, ...args) {
-  return schedule(callback, 0, args, false);
+  return schedule(callback, 0, args, false, true);
 }
 export function clearTimeout(id) {
   unschedule(id);
@@ -216,7 +229,7 @@ function makeErrorClass(name, memberNameProperty) {
   return BindingCallError;
 }
 
-function makeBinding(namespaceIndex, nameIndex, makeError) {
+function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
   const settle = (tagged) => {
     const body = ReflectApply(StringPrototypeSlice, tagged, [1]);
     if (tagged[0] === 'V') return JSONParse(body);
@@ -225,6 +238,7 @@ function makeBinding(namespaceIndex, nameIndex, makeError) {
   return (args) => {
     const json = op_dsh_args_json(args);
     if (!json) return rejected(makeError('binding arguments must be lossless JSON'));
+    if (durable.isDurable()) return durable.call(namespaceIndex, nameIndex, global, name, json, makeError);
     return ReflectApply(PromisePrototypeThen, op_dsh_binding_call(namespaceIndex, nameIndex, json), [settle]);
   };
 }
@@ -235,11 +249,17 @@ function makeBinding(namespaceIndex, nameIndex, makeError) {
 // every run: every run calls it, and the snapshot compiles lazily.
 export const start = (function start(program, namespacesJson) {
   setTimeOrigin();
-  const namespaces = JSONParse(namespacesJson);
+  let namespaces = JSONParse(namespacesJson);
+  // A durable run's host sends `{ namespaces, durable }`.
+  const durableRun = namespaces.durable;
+  if (durableRun !== undefined) {
+    namespaces = namespaces.namespaces;
+    durable.begin(durableRun, op_dsh_settle_thrown);
+  }
   const objects = [];
   const errorClasses = [];
   for (let n = 0; n < namespaces.length; n++) {
-    const [, names, errorName, memberNameProperty] = namespaces[n];
+    const [global, names, errorName, memberNameProperty] = namespaces[n];
     const object = ObjectCreate(null);
     let makeError;
     if (errorName) {
@@ -250,11 +270,19 @@ export const start = (function start(program, namespacesJson) {
       makeError = () => (message) => new ErrorCtor(message);
     }
     for (let i = 0; i < names.length; i++) {
-      ObjectDefineProperty(object, names[i], { __proto__: null, ...sealed, value: makeBinding(n, i, makeError(names[i])) });
+      ObjectDefineProperty(object, names[i], { __proto__: null, ...sealed, value: makeBinding(n, i, global, names[i], makeError(names[i])) });
     }
     objects[objects.length] = object;
   }
   const args = [...objects, ...errorClasses, console];
   // The ops themselves are the reactions: V8 calls them with no frame of ours below.
-  ReflectApply(PromisePrototypeThen, ReflectApply(program, undefined, args), [op_dsh_settle_value, op_dsh_settle_thrown]);
+  const settled = ReflectApply(program, undefined, args);
+  if (durableRun === undefined) {
+    ReflectApply(PromisePrototypeThen, settled, [op_dsh_settle_value, op_dsh_settle_thrown]);
+  } else {
+    ReflectApply(PromisePrototypeThen, settled, [
+      (value) => durable.flushThen(() => op_dsh_settle_value(value)),
+      (error) => durable.flushThen(() => op_dsh_settle_thrown(error)),
+    ]);
+  }
 });

@@ -1,0 +1,548 @@
+// A durable run's side of the isolate: everything the program can observe that does not come from
+// its own code arrives here as an event, one per turn of the event loop, once the program has
+// nothing else to run. Live, events are binding answers and timer firings, taken in the order they
+// became ready and recorded with their virtual time; in a replay they are taken from the journal,
+// so the program sees the same answers, at the same points, at the same clock readings. The clock,
+// `Math.random` and Web Crypto's random values are the journal's too; what cannot be replayed
+// (garbage collection's timing, work finishing on other threads) is refused with a TypeError.
+//
+// The host's side (lib/durable.js) keeps the journal: every binding call and every event recorded
+// here reaches it through the control namespace, `sync`, with the calls it must make.
+
+import { core } from 'ext:core/mod.js';
+import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
+
+const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest } = core.ops;
+const { createTimer, cancelTimer } = core;
+
+const ArrayPrototypePush = Array.prototype.push;
+const DateCtor = Date;
+const DatePrototypeToString = Date.prototype.toString;
+const JSONParse = JSON.parse;
+const MapCtor = Map;
+const MapPrototypeDelete = Map.prototype.delete;
+const MapPrototypeGet = Map.prototype.get;
+const MapPrototypeSet = Map.prototype.set;
+const MapPrototypeValues = Map.prototype.values;
+const MathMax = Math.max;
+const NumberCtor = Number;
+const ObjectDefineProperty = Object.defineProperty;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const PromiseCtor = Promise;
+const PromisePrototypeThen = Promise.prototype.then;
+const RealNow = performance.now.bind(performance);
+const ReflectApply = Reflect.apply;
+const ReflectConstruct = Reflect.construct;
+const StringPrototypePadStart = String.prototype.padStart;
+const StringPrototypeSlice = String.prototype.slice;
+const TypeErrorCtor = TypeError;
+const Uint8ArrayCtor = Uint8Array;
+const TypedArrayPrototypeGetBuffer = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'buffer').get;
+const TypedArrayPrototypeGetByteOffset = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteOffset').get;
+const TypedArrayPrototypeGetByteLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get;
+const NumberPrototypeToString = Number.prototype.toString;
+
+/** Node's longest timer delay; longer (or shorter than 1, or NaN) is 1. */
+const TIMEOUT_MAX = 2 ** 31 - 1;
+
+/** The durable run in this isolate, once `begin` has found one. */
+let run = null;
+
+export function isDurable() {
+  return run !== null;
+}
+
+function describe(event) {
+  if (event === undefined) return 'the end of the journal';
+  switch (event.type) {
+    case 'call': return `call ${event.id}, ${event.global}.${event.name} with arguments ${event.argsHash}`;
+    case 'timer': return `timer ${event.id}`;
+    default: return `${event.type} to call ${event.id}`;
+  }
+}
+
+/** Ends the run as an exception: the program no longer does what its journal recorded. */
+function diverge(expected, found) {
+  if (run.finished) return;
+  run.finished = true;
+  run.failWith(`the run diverged from its journal at event ${run.cursor}: expected ${describe(expected)}, found ${found}`);
+}
+
+function hashOf(text) {
+  const digest = op_dsh_digest('sha256', core.encode(text));
+  let hex = '';
+  for (let i = 0; i < digest.length; i++) hex += ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, digest[i], [16]), [2, '0']);
+  return `sha256:${hex}`;
+}
+
+// sfc32 from the journal's 128-bit seed: small, fast, and the same on every machine.
+function randomSource(seedHex) {
+  let a = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [0, 8])}`) | 0;
+  let b = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [8, 16])}`) | 0;
+  let c = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [16, 24])}`) | 0;
+  let d = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [24, 32])}`) | 0;
+  const next = () => {
+    const t = (((a + b) | 0) + d) | 0;
+    d = (d + 1) | 0;
+    a = b ^ (b >>> 9);
+    b = (c + (c << 3)) | 0;
+    c = (c << 21) | (c >>> 11);
+    c = (c + t) | 0;
+    return t >>> 0;
+  };
+  for (let i = 0; i < 12; i++) next();
+  return next;
+}
+
+/**
+ * Starts durable mode for this isolate's run, before the program: `config` is the host's
+ * `{ seed, startTime, events, replayOnly, control }`; `failWith(message)` ends the run as an
+ * exception with that message.
+ */
+export function begin(config, failWith) {
+  run = {
+    journal: config.events,
+    cursor: 0,
+    replayOnly: config.replayOnly,
+    control: config.control,
+    startTime: config.startTime,
+    now: 0,
+    live: false,
+    liveOffset: 0,
+    liveStart: 0,
+    random: randomSource(config.seed),
+    recorded: [],
+    calls: new MapCtor(),
+    nextCallId: 1,
+    timers: new MapCtor(),
+    nextTimerId: 1,
+    timerSequence: 0,
+    arrivals: [],
+    pump: null,
+    pumpAt: Infinity,
+    finished: false,
+    failWith,
+  };
+  installWorld();
+  if (run.journal.length === 0) goLive();
+  // The program's first turn runs before any event, as it did live.
+  else schedulePump(0);
+}
+
+// ---- the clock and randomness ----
+
+/** Milliseconds since the run's start on the virtual clock. */
+export function elapsed() {
+  return run.now;
+}
+
+function liveNow() {
+  return run.liveOffset + (RealNow() - run.liveStart);
+}
+
+function randomBytes(bytes) {
+  for (let i = 0; i < bytes.length; i += 4) {
+    let word = run.random();
+    for (let j = 0; j < 4 && i + j < bytes.length; j++) {
+      bytes[i + j] = word & 0xff;
+      word >>>= 8;
+    }
+  }
+}
+
+function installWorld() {
+  const VirtualDate = function Date(...args) {
+    if (new.target === undefined) return ReflectApply(DatePrototypeToString, new DateCtor(run.startTime + run.now), []);
+    return ReflectConstruct(DateCtor, args.length === 0 ? [run.startTime + run.now] : args, new.target);
+  };
+  ObjectDefineProperty(VirtualDate, 'length', { __proto__: null, value: 7, configurable: true });
+  ObjectDefineProperty(VirtualDate, 'prototype', { __proto__: null, value: DateCtor.prototype });
+  for (const name of ['parse', 'UTC']) {
+    ObjectDefineProperty(VirtualDate, name, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateCtor, name) });
+  }
+  ObjectDefineProperty(VirtualDate, 'now', { __proto__: null, value: { now() { return run.startTime + MathFloorOf(run.now); } }.now, writable: true, configurable: true });
+  ObjectDefineProperty(DateCtor.prototype, 'constructor', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
+  ObjectDefineProperty(globalThis, 'Date', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
+
+  // Formatting "now" reads the host's clock inside ICU.
+  for (const name of ['format', 'formatToParts']) {
+    const native = ObjectGetOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, name);
+    if (name === 'format') {
+      ObjectDefineProperty(Intl.DateTimeFormat.prototype, name, {
+        __proto__: null,
+        ...native,
+        get: ObjectGetOwnPropertyDescriptor({ get format() {
+          const bound = ReflectApply(native.get, this, []);
+          return (date) => bound(date === undefined ? run.startTime + run.now : date);
+        } }, 'format').get,
+      });
+    } else {
+      ObjectDefineProperty(Intl.DateTimeFormat.prototype, name, {
+        __proto__: null,
+        ...native,
+        value: { formatToParts(date) {
+          return ReflectApply(native.value, this, [date === undefined ? run.startTime + run.now : date]);
+        } }.formatToParts,
+      });
+    }
+  }
+
+  ObjectDefineProperty(performance, 'now', { __proto__: null, value: { now() { return run.now; } }.now, writable: true, configurable: true });
+  ObjectDefineProperty(performance, 'timeOrigin', { __proto__: null, value: run.startTime, configurable: true });
+
+  ObjectDefineProperty(Math, 'random', {
+    __proto__: null,
+    value: { random() { return (run.random() * 2 ** 21 + (run.random() >>> 11)) / 2 ** 53; } }.random,
+    writable: true,
+    configurable: true,
+  });
+
+  // The host's generator checks the array exactly as Web Crypto does; the bytes are then the seed's.
+  const nativeGetRandomValues = Crypto.prototype.getRandomValues;
+  ObjectDefineProperty(Crypto.prototype, 'getRandomValues', {
+    __proto__: null,
+    ...ObjectGetOwnPropertyDescriptor(Crypto.prototype, 'getRandomValues'),
+    value: { getRandomValues(array) {
+      const checked = ReflectApply(nativeGetRandomValues, this, [array]);
+      randomBytes(new Uint8ArrayCtor(ReflectApply(TypedArrayPrototypeGetBuffer, checked, []),
+        ReflectApply(TypedArrayPrototypeGetByteOffset, checked, []), ReflectApply(TypedArrayPrototypeGetByteLength, checked, [])));
+      return checked;
+    } }.getRandomValues,
+  });
+  ObjectDefineProperty(Crypto.prototype, 'randomUUID', {
+    __proto__: null,
+    ...ObjectGetOwnPropertyDescriptor(Crypto.prototype, 'randomUUID'),
+    value: { randomUUID() {
+      const bytes = new Uint8ArrayCtor(16);
+      randomBytes(bytes);
+      bytes[6] = (bytes[6] & 0x0f) | 0x40;
+      bytes[8] = (bytes[8] & 0x3f) | 0x80;
+      let text = '';
+      for (let i = 0; i < 16; i++) {
+        if (i === 4 || i === 6 || i === 8 || i === 10) text += '-';
+        text += ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, bytes[i], [16]), [2, '0']);
+      }
+      return text;
+    } }.randomUUID,
+  });
+
+  const refuse = (what, why) => {
+    throw new TypeErrorCtor(`${what} is not available in a durable run: ${why}, which no journal can replay`);
+  };
+  const offThread = 'its work completes on another thread, at a time';
+  ObjectDefineProperty(Crypto.prototype, 'subtle', {
+    __proto__: null,
+    get: ObjectGetOwnPropertyDescriptor({ get subtle() { return refuse('crypto.subtle', offThread); } }, 'subtle').get,
+    configurable: true,
+  });
+  for (const name of ['arrayBuffer', 'bytes', 'text', 'stream']) {
+    ObjectDefineProperty(Blob.prototype, name, {
+      __proto__: null,
+      value: { [name]() { return refuse(`Blob.prototype.${name}`, offThread); } }[name],
+      writable: true,
+      configurable: true,
+    });
+  }
+  for (const name of ['WeakRef', 'FinalizationRegistry']) {
+    const refused = { [name]() { return refuse(name, 'what it sees depends on when garbage is collected'); } }[name];
+    ObjectDefineProperty(globalThis, name, { __proto__: null, value: refused, writable: true, configurable: true });
+  }
+  ObjectDefineProperty(AbortSignal, 'timeout', {
+    __proto__: null,
+    value: { timeout(millis) {
+      const delay = NumberCtor(millis);
+      if (arguments.length === 0 || !(delay >= 0 && delay <= Number.MAX_SAFE_INTEGER)) {
+        throw new TypeErrorCtor("Failed to execute 'AbortSignal.timeout': Argument 1 is outside the 'unsigned long long' value range");
+      }
+      const controller = new AbortController();
+      schedule(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), delay, [], false, true);
+      return controller.signal;
+    } }.timeout,
+    writable: true,
+    configurable: true,
+  });
+}
+
+function MathFloorOf(value) {
+  return value - (value % 1);
+}
+
+// ---- the host ----
+
+/** Sends what was recorded since the last sync, with `extra`; resolves the host's tagged answer. */
+function sync(extra) {
+  const message = { events: run.recorded, ...extra };
+  run.recorded = [];
+  const json = op_dsh_args_json(message);
+  return op_dsh_binding_call(run.control, 0, json);
+}
+
+function record(event) {
+  event.t = run.now;
+  ReflectApply(ArrayPrototypePush, run.recorded, [event]);
+}
+
+const ignore = () => {};
+
+/** Before the run ends by its program, what was recorded reaches the host. */
+export function flushThen(settle) {
+  if (run.finished) return;
+  if (run.cursor < run.journal.length) {
+    diverge(run.journal[run.cursor], 'the end of the program');
+    return;
+  }
+  run.finished = true;
+  ReflectApply(PromisePrototypeThen, sync({ done: true }), [settle, settle]);
+}
+
+// ---- binding calls ----
+
+/** A binding call of the program: `makeError(message)` makes its rejection. */
+export function call(namespaceIndex, nameIndex, global, name, argsJson, makeError) {
+  const id = run.nextCallId++;
+  const argsHash = hashOf(argsJson);
+  let resolve;
+  let reject;
+  const promise = new PromiseCtor((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  const pending = { id, namespaceIndex, nameIndex, global, name, argsJson, makeError, resolve, reject, suspended: false, inFlight: false };
+  if (!run.live) {
+    const expected = run.journal[run.cursor];
+    if (expected === undefined || expected.type !== 'call' || expected.id !== id || expected.global !== global
+      || expected.name !== name || expected.argsHash !== argsHash) {
+      diverge(expected, describe({ type: 'call', id, global, name, argsHash }));
+      return promise;
+    }
+    run.cursor++;
+    ReflectApply(MapPrototypeSet, run.calls, [id, pending]);
+    afterReplayStep();
+    return promise;
+  }
+  if (run.replayOnly) {
+    diverge(undefined, describe({ type: 'call', id, global, name, argsHash }));
+    return promise;
+  }
+  ReflectApply(MapPrototypeSet, run.calls, [id, pending]);
+  record({ type: 'call', id, global, name, argsHash });
+  send(pending, false);
+  return promise;
+}
+
+function send(pending, resumed) {
+  pending.inFlight = true;
+  const answer = sync({ call: [pending.id, pending.namespaceIndex, pending.nameIndex, pending.argsJson, resumed] });
+  ReflectApply(PromisePrototypeThen, answer, [
+    (tagged) => arrived(pending, tagged),
+    (error) => arrived(pending, `E${JSONStringifyMessage(error)}`),
+  ]);
+}
+
+function JSONStringifyMessage(error) {
+  return op_dsh_args_json(`${error?.message ?? error}`);
+}
+
+/** The host's answer to a live call, taken when the program next has nothing else to run. */
+function arrived(pending, tagged) {
+  pending.inFlight = false;
+  if (run.finished) return;
+  let envelope;
+  if (tagged[0] === 'V') {
+    envelope = JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1]));
+  } else {
+    envelope = { e: JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1])) };
+  }
+  if ('s' in envelope) {
+    pending.suspended = true;
+    record({ type: 'suspended', id: pending.id, args: JSONParse(pending.argsJson), payload: envelope.s });
+  } else {
+    ReflectApply(ArrayPrototypePush, run.arrivals, [{ pending, envelope, at: liveNow() }]);
+  }
+  schedulePump(0);
+}
+
+function deliver(pending, envelope) {
+  ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
+  if ('e' in envelope) {
+    record({ type: 'rejection', id: pending.id, message: envelope.e });
+    pending.reject(pending.makeError(envelope.e));
+  } else {
+    record({ type: 'answer', id: pending.id, value: envelope.v });
+    pending.resolve(envelope.v);
+  }
+}
+
+// ---- timers ----
+
+export function schedule(callback, delay, args, repeat, immediate) {
+  let ms = NumberCtor(delay);
+  if (immediate) ms = 0;
+  else if (!(ms >= 1 && ms <= TIMEOUT_MAX)) ms = 1;
+  const id = run.nextTimerId++;
+  ReflectApply(MapPrototypeSet, run.timers, [id, { id, callback, args, repeat, delay: ms, due: run.now + ms, sequence: run.timerSequence++ }]);
+  if (run.live) schedulePump(0);
+  return id;
+}
+
+export function unschedule(id) {
+  ReflectApply(MapPrototypeDelete, run.timers, [id]);
+}
+
+function earliestTimer() {
+  let earliest;
+  for (const timer of ReflectApply(MapPrototypeValues, run.timers, [])) {
+    if (earliest === undefined || timer.due < earliest.due || (timer.due === earliest.due && timer.sequence < earliest.sequence)) earliest = timer;
+  }
+  return earliest;
+}
+
+function fire(timer, live) {
+  if (live) record({ type: 'timer', id: timer.id });
+  if (timer.repeat) {
+    timer.due = run.now + timer.delay;
+    timer.sequence = run.timerSequence++;
+  } else {
+    ReflectApply(MapPrototypeDelete, run.timers, [timer.id]);
+  }
+  try {
+    ReflectApply(timer.callback, undefined, timer.args);
+  } catch (error) {
+    reportTimerError(error);
+  }
+}
+
+// ---- the pump: one event per turn ----
+
+let reportTimerError = null;
+
+/** How an error thrown by a timer's callback ends the run (world.js's). */
+export function onTimerError(report) {
+  reportTimerError = report;
+}
+
+function schedulePump(delay) {
+  if (run.finished) return;
+  const at = RealNow() + delay;
+  if (run.pump !== null) {
+    if (run.pumpAt <= at) return;
+    cancelTimer(run.pump);
+  }
+  run.pumpAt = at;
+  run.pump = createTimer(pump, delay, undefined, false, true);
+}
+
+function afterReplayStep() {
+  if (run.cursor >= run.journal.length) {
+    // Calls the journal ends with can still be answered by the program's next turns.
+    schedulePump(0);
+    return;
+  }
+  if (run.journal[run.cursor].type !== 'call') schedulePump(0);
+}
+
+function pump() {
+  run.pump = null;
+  run.pumpAt = Infinity;
+  if (run.finished) return;
+  if (!run.live) {
+    replayStep();
+    return;
+  }
+  liveStep();
+}
+
+function replayStep() {
+  const event = run.journal[run.cursor];
+  if (event === undefined) {
+    goLive();
+    return;
+  }
+  // A call is the program's to make; it comes in its own time (see `call`).
+  if (event.type === 'call') return;
+  run.cursor++;
+  run.now = MathMax(run.now, event.t);
+  if (event.type === 'timer') {
+    const timer = ReflectApply(MapPrototypeGet, run.timers, [event.id]);
+    if (timer === undefined) {
+      diverge(event, 'no such timer');
+      return;
+    }
+    // Replayed events are the journal's already: they are not recorded again.
+    fire(timer, false);
+  } else {
+    const pending = ReflectApply(MapPrototypeGet, run.calls, [event.id]);
+    if (pending === undefined) {
+      diverge(event, `no call ${event.id} waiting`);
+      return;
+    }
+    if (event.type === 'suspended') {
+      pending.suspended = true;
+    } else if (event.type === 'answer' || event.type === 'rejection') {
+      ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
+      if (event.type === 'answer') pending.resolve(event.value);
+      else pending.reject(pending.makeError(event.message));
+    } else {
+      diverge(event, 'an event of no known type');
+      return;
+    }
+  }
+  afterReplayStep();
+}
+
+/** The journal is spent: from here on, events are live. */
+function goLive() {
+  run.live = true;
+  run.liveOffset = run.now;
+  run.liveStart = RealNow();
+  if (!run.replayOnly) {
+    // Calls that were waiting for approval are made again: the host answers them if it has a
+    // resolution, or says they still wait.
+    for (const pending of ReflectApply(MapPrototypeValues, run.calls, [])) {
+      if (pending.suspended) {
+        pending.suspended = false;
+        send(pending, true);
+      }
+    }
+  }
+  schedulePump(0);
+}
+
+function liveStep() {
+  const timer = earliestTimer();
+  const arrival = run.arrivals[0];
+  const now = run.replayOnly ? Infinity : liveNow();
+  if (arrival !== undefined && (timer === undefined || arrival.at <= timer.due)) {
+    run.arrivals = ReflectApply(Array.prototype.slice, run.arrivals, [1]);
+    run.now = MathMax(run.now, arrival.at);
+    deliver(arrival.pending, arrival.envelope);
+    schedulePump(0);
+    return;
+  }
+  if (timer !== undefined && (timer.due <= now || run.replayOnly)) {
+    // A replay only has the journal's events: its timers past the journal wait for nothing.
+    if (run.replayOnly) {
+      diverge(undefined, `timer ${timer.id} due`);
+      return;
+    }
+    run.now = MathMax(run.now, timer.due);
+    fire(timer, true);
+    schedulePump(0);
+    return;
+  }
+  let waiting = false;
+  let suspended = false;
+  for (const pending of ReflectApply(MapPrototypeValues, run.calls, [])) {
+    if (pending.suspended) suspended = true;
+    else waiting = true;
+  }
+  if (timer !== undefined) {
+    schedulePump(MathMax(0, timer.due - now));
+  } else if (run.replayOnly && waiting) {
+    diverge(undefined, 'calls waiting for answers the journal does not have');
+  } else if (!waiting && suspended) {
+    // Nothing but approvals left to wait for: the host ends this attempt and keeps the journal.
+    run.finished = true;
+    ReflectApply(PromisePrototypeThen, sync({ suspend: true }), [ignore, ignore]);
+  }
+}

@@ -16,6 +16,7 @@ export const RUNTIME_VERSION = JSON.parse(readFileSync(new URL('../package.json'
 export const DEFAULT_MAX_EVENTS = 10_000
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 
+const SEED = /^[0-9a-f]{32}$/
 const EVENT_TYPES = new Set(['call', 'answer', 'rejection', 'timer', 'suspended'])
 
 const misuse = (message) => new Error(`${PREFIX} ${message}`)
@@ -71,15 +72,16 @@ function sign(body, secret) {
 /** Options of runDurable, resume and replay, checked. */
 function checkOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw misuse('durable options must be an object')
-  const { secret, scope, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
+  const { secret, scope, seed, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
   if (secret !== undefined && !(typeof secret === 'string' || secret instanceof Uint8Array)) {
     throw misuse('options.secret must be a string or bytes')
   }
   if (scope !== undefined && losslessJsonText(scope) === undefined) throw misuse('options.scope must be JSON')
+  if (seed !== undefined && !(typeof seed === 'string' && SEED.test(seed))) throw misuse('options.seed must be 32 lower-case hex digits')
   for (const [name, value] of [['maxEvents', maxEvents], ['maxBytes', maxBytes]]) {
     if (!Number.isSafeInteger(value) || value <= 0) throw misuse(`options.${name} must be a positive whole number`)
   }
-  return { secret, scopeHash: scope === undefined ? null : sha256(canonical(scope)), maxEvents, maxBytes }
+  return { secret, seed, scopeHash: scope === undefined ? null : sha256(canonical(scope)), maxEvents, maxBytes }
 }
 
 function checkEvent(event, index, previousTime) {
@@ -127,7 +129,7 @@ function checkJournal(journal, request, checked) {
   } else if (signature !== undefined) {
     throw refused('it is signed, and no secret was given to check it')
   }
-  if (typeof journal.seed !== 'string' || !/^[0-9a-f]{32}$/.test(journal.seed)) throw refused('its seed is not valid')
+  if (typeof journal.seed !== 'string' || !SEED.test(journal.seed)) throw refused('its seed is not valid')
   if (!Number.isSafeInteger(journal.startTime)) throw refused('its start time is not valid')
   if (typeof journal.spentMs !== 'number' || !(journal.spentMs >= 0)) throw refused('its spent time is not valid')
   let previousTime = 0
@@ -171,7 +173,7 @@ export class DurableAttempt {
       programHash: sha256(request.program),
       bindingsHash: bindingsHash(request.bindings),
       scopeHash: checked.scopeHash,
-      seed: randomBytes(16).toString('hex'),
+      seed: checked.seed ?? randomBytes(16).toString('hex'),
       startTime: Date.now(),
       spentMs: 0,
       events: [],

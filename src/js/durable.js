@@ -42,6 +42,9 @@ const TypedArrayPrototypeGetByteOffset = Object.getOwnPropertyDescriptor(Object.
 const TypedArrayPrototypeGetByteLength = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), 'byteLength').get;
 const NumberPrototypeToString = Number.prototype.toString;
 
+/** Turns a replay waits for the program to make the call its journal expects next. */
+const IDLE_TURNS = 3;
+
 /** Node's longest timer delay; longer (or shorter than 1, or NaN) is 1. */
 const TIMEOUT_MAX = 2 ** 31 - 1;
 
@@ -119,6 +122,7 @@ export function begin(config, failWith) {
     timerSequence: 0,
     arrivals: [],
     pump: null,
+    idleTurns: 0,
     pumpAt: Infinity,
     finished: false,
     failWith,
@@ -244,7 +248,8 @@ function installWorld() {
     });
   }
   for (const name of ['WeakRef', 'FinalizationRegistry']) {
-    const refused = { [name]() { return refuse(name, 'what it sees depends on when garbage is collected'); } }[name];
+    // A plain function, so that `new` reaches the refusal.
+    const refused = { [name]: function () { return refuse(name, 'what it sees depends on when garbage is collected'); } }[name];
     ObjectDefineProperty(globalThis, name, { __proto__: null, value: refused, writable: true, configurable: true });
   }
   ObjectDefineProperty(AbortSignal, 'timeout', {
@@ -433,6 +438,7 @@ function schedulePump(delay) {
 }
 
 function afterReplayStep() {
+  run.idleTurns = 0;
   if (run.cursor >= run.journal.length) {
     // Calls the journal ends with can still be answered by the program's next turns.
     schedulePump(0);
@@ -458,8 +464,16 @@ function replayStep() {
     goLive();
     return;
   }
-  // A call is the program's to make; it comes in its own time (see `call`).
-  if (event.type === 'call') return;
+  // A call is the program's to make, in its own time (see `call`); a program that has had a few
+  // turns with nothing to run (a dynamic import takes one) waits for what no journal holds.
+  if (event.type === 'call') {
+    if (++run.idleTurns > IDLE_TURNS) {
+      diverge(event, 'a program waiting for nothing the journal holds');
+      return;
+    }
+    schedulePump(1);
+    return;
+  }
   run.cursor++;
   run.now = MathMax(run.now, event.t);
   if (event.type === 'timer') {

@@ -1,0 +1,290 @@
+// Durable runs: recorded runs replay byte for byte, suspended runs resume to the result of the run
+// without suspensions, and a journal that is not the one recorded is refused before anything runs.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep } from './helpers.mjs'
+import { resumption, suspend } from 'dsh-code-runtime-v8'
+
+let runtime, dispose
+before(async () => ({ runtime, dispose } = await setup({ computeMs: 10_000, maxWallMs: 20_000 })))
+after(() => dispose())
+
+/** A small PRNG (mulberry32), so that every generated program comes back from its number. */
+function random(seed) {
+  let state = seed >>> 0
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = Math.imul(state ^ (state >>> 15), state | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Host functions that answer after a random few milliseconds, so live arrival orders vary. */
+function hostBindings(calls, wrap = (name, compute) => compute) {
+  const later = (value, fail) => new Promise((resolve, reject) => setTimeout(() => (fail ? reject(new Error(fail)) : resolve(value)), Math.random() * 6))
+  const functions = {
+    echo: wrap('echo', (x) => later(x)),
+    double: wrap('double', (x) => later(typeof x === 'number' ? x * 2 : [x, x])),
+    fail: wrap('fail', (x) => later(undefined, `no ${JSON.stringify(x)}`)),
+  }
+  for (const [name, fn] of Object.entries(functions)) {
+    functions[name] = (args) => {
+      calls.push(name)
+      return fn(args)
+    }
+  }
+  return [{ global: 'tools', functions, errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' } }]
+}
+
+/**
+ * Program `index`: binding calls (sequential, concurrent, failing), timers, randomness and clocks,
+ * console output. `orderFree` programs give a result that no arrival order or clock reading can change.
+ */
+function generate(index, orderFree) {
+  const next = random(index * 7919 + (orderFree ? 1 : 0))
+  const pick = (list) => list[Math.floor(next() * list.length)]
+  const n = () => Math.floor(next() * 100)
+  const statements = [
+    () => `out.push(await tools.echo(${n()}))`,
+    () => `out.push(await tools.double(${n()}))`,
+    () => `out.push(await Promise.all([tools.echo(${n()}), tools.double(${n()}), tools.echo('s${n()}')]))`,
+    () => `out.push((await Promise.allSettled([tools.fail(${n()}), tools.echo(${n()})])).map((r) => r.status + ':' + (r.value ?? r.reason.message)))`,
+    () => `try { await tools.fail('x${n()}') } catch (e) { console.log(e.name, e.toolName, e.message) }`,
+    () => `await new Promise((r) => setTimeout(r, ${1 + Math.floor(next() * 20)}))`,
+    () => `console.log('random', Math.random(), crypto.getRandomValues(new Uint8Array(3)).join(','), crypto.randomUUID().length)`,
+    () => `out.push(await tools.echo(String(Math.floor(Math.random() * 1000))))`,
+    () => `await (async () => { let ticks = 0; await new Promise((r) => { const t = setInterval(() => { if (++ticks === 3) { clearInterval(t); r() } }, ${2 + n() % 5}) }) ; out.push('ticks' + ticks) })()`,
+  ]
+  const ordered = [
+    () => `out.push(await Promise.race([tools.echo('a${n()}'), tools.double(${n()})]))`,
+    () => `setTimeout(() => console.log('timer', Date.now() - t0), ${n() % 10})`,
+    () => `console.log('clock', Date.now() - t0, Math.round(performance.now()), process.hrtime()[0])`,
+    () => `tools.echo(${n()}).then((v) => console.log('late', v))`,
+  ]
+  const pool = orderFree ? statements : [...statements, ...ordered]
+  const body = Array.from({ length: 3 + Math.floor(next() * 6) }, () => pick(pool)())
+  return `const out = [], t0 = Date.now()\n${body.join('\n')}\nawait new Promise((r) => setTimeout(r, 1))\nreturn out`
+}
+
+test('recorded runs replay with byte-identical logs, values and failures, and call no binding', async () => {
+  for (let index = 0; index < 40; index++) {
+    const program = generate(index, false)
+    const calls = []
+    const recorded = await runtime.runDurable({ program, bindings: hostBindings(calls) })
+    assert.equal(recorded.status, 'completed', program)
+    const made = calls.length
+    const replayed = await runtime.replay({ program, bindings: hostBindings(calls) }, recorded.journal)
+    assert.equal(calls.length, made, 'a replay called a binding')
+    assert.equal(replayed.status, 'completed')
+    assert.equal(JSON.stringify(replayed.result), JSON.stringify(recorded.result), program)
+  }
+})
+
+test('a run suspended at every binding call, resumed one, some or all at a time, ends as the run without suspensions', async () => {
+  const seed = '0123456789abcdef0123456789abcdef'
+  for (let index = 0; index < 24; index++) {
+    const program = generate(index, true)
+    const reference = await runtime.runDurable({ program, bindings: hostBindings([]) }, { seed })
+    assert.equal(reference.status, 'completed')
+    // Every call first asks to wait, with its arguments as payload; resumed, it computes its answer.
+    const calls = []
+    const bindings = hostBindings(calls, (name, compute) => (args) => (resumption() === undefined ? suspend({ name, args }) : compute(args)))
+    let attempt = await runtime.runDurable({ program, bindings }, { seed })
+    const strategy = ['one', 'some', 'all'][index % 3]
+    let attempts = 1
+    while (attempt.status === 'suspended') {
+      assert.ok(attempt.pending.length > 0)
+      for (const { args, payload } of attempt.pending) assert.deepStrictEqual(payload.args, args)
+      const chosen = strategy === 'all' ? attempt.pending : strategy === 'one' ? attempt.pending.slice(0, 1) : attempt.pending.filter((_, i) => i % 2 === 0)
+      const resolutions = Object.fromEntries(chosen.map(({ id }) => [id, 'approved']))
+      const before = attempt.pending.map(({ id }) => id)
+      attempt = await runtime.resume({ program, bindings }, attempt.journal, resolutions, { seed })
+      if (attempt.status === 'suspended') {
+        // Calls left unresolved wait on, under the same ids.
+        const left = before.filter((id) => !(id in resolutions))
+        for (const id of left) assert.ok(attempt.pending.some((pending) => pending.id === id), `call ${id} no longer pending`)
+      }
+      assert.ok(++attempts < 200)
+    }
+    assert.equal(JSON.stringify(attempt.result), JSON.stringify(reference.result), `${strategy}: ${program}`)
+    assert.ok(attempts > 1 || !program.includes('tools.'))
+  }
+})
+
+test('suspended calls are all pending at once, and their bindings run again only when resolved', async () => {
+  const calls = []
+  const bindings = [{
+    global: 'tools',
+    functions: {
+      pay: ({ amount }) => {
+        calls.push(['pay', amount, resumption() ?? null])
+        const resumed = resumption()
+        return resumed === undefined ? suspend({ ask: `pay ${amount}?` }) : resumed.resolution ? `paid ${amount}` : `refused ${amount}`
+      },
+      balance: () => {
+        calls.push(['balance'])
+        return 100
+      },
+    },
+  }]
+  const program = `console.log('balance', await tools.balance({}))
+const paid = await Promise.all([tools.pay({ amount: 5 }), tools.pay({ amount: 7 })])
+console.log(paid.join(', '))
+return paid`
+  const first = await runtime.runDurable({ program, bindings })
+  assert.equal(first.status, 'suspended')
+  assert.deepStrictEqual(first.pending, [
+    { id: 2, global: 'tools', name: 'pay', args: { amount: 5 }, payload: { ask: 'pay 5?' } },
+    { id: 3, global: 'tools', name: 'pay', args: { amount: 7 }, payload: { ask: 'pay 7?' } },
+  ])
+  assert.deepStrictEqual(first.logs, ['balance 100'])
+  calls.length = 0
+  const second = await runtime.resume({ program, bindings }, JSON.parse(JSON.stringify(first.journal)), { 3: false })
+  assert.equal(second.status, 'suspended')
+  assert.deepStrictEqual(second.pending.map(({ id }) => id), [2])
+  assert.deepStrictEqual(calls, [['pay', 7, { id: 3, payload: { ask: 'pay 7?' }, resolution: false }]])
+  calls.length = 0
+  const third = await runtime.resume({ program, bindings }, second.journal, { 2: true })
+  assert.deepStrictEqual(calls, [['pay', 5, { id: 2, payload: { ask: 'pay 5?' }, resolution: true }]])
+  assert.deepStrictEqual(third.result, { logs: ['balance 100', 'paid 5, refused 7'], value: ['paid 5', 'refused 7'] })
+  assert.equal(third.status, 'completed')
+  await assert.rejects(runtime.resume({ program, bindings }, third.journal, { 2: true }),
+    { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })
+  await assert.rejects(runtime.resume({ program, bindings }, second.journal, { 9: true }),
+    { message: 'dsh-code-runtime-v8: no pending call has id "9"' })
+})
+
+test('the clock is virtual: timers fire at their due time, live and on replay', async () => {
+  const program = `const t0 = Date.now(), p0 = performance.now()
+await new Promise((r) => setTimeout(r, 1000))
+const [s] = process.hrtime()
+return [Date.now() - t0, performance.now() - p0, s, new Date().getTime() - t0]`
+  const recorded = await runtime.runDurable({ program, bindings: [] })
+  assert.deepStrictEqual(recorded.result, { logs: [], value: [1000, 1000, 1, 1000] })
+  const started = performance.now()
+  const replayed = await runtime.replay({ program, bindings: [] }, recorded.journal)
+  assert.deepStrictEqual(replayed.result, recorded.result)
+  // The replay delivers the timer from the journal: it does not wait its second.
+  assert.ok(performance.now() - started < 900)
+  assert.deepStrictEqual(recorded.journal.events.map(({ type, t }) => [type, t]), [['timer', 1000]])
+})
+
+test('what no journal can replay is refused in a durable run, and only there', async () => {
+  const program = `const out = []
+for (const f of [() => new WeakRef({}), () => new FinalizationRegistry(() => {}), () => crypto.subtle, () => new Blob(['x']).text()]) {
+  try { f(); out.push('ran') } catch (e) { out.push(e.name + ': ' + e.message) }
+}
+return out`
+  const durable = await runtime.runDurable({ program, bindings: [] })
+  const gc = 'what it sees depends on when garbage is collected, which no journal can replay'
+  const thread = 'its work completes on another thread, at a time, which no journal can replay'
+  assert.deepStrictEqual(durable.result.value, [
+    `TypeError: WeakRef is not available in a durable run: ${gc}`,
+    `TypeError: FinalizationRegistry is not available in a durable run: ${gc}`,
+    `TypeError: crypto.subtle is not available in a durable run: ${thread}`,
+    `TypeError: Blob.prototype.text is not available in a durable run: ${thread}`,
+  ])
+  assert.deepStrictEqual((await runtime.run({ program, bindings: [] })).value, ['ran', 'ran', 'ran', 'ran'])
+})
+
+test('a replay that meets another program behaviour fails naming the event, what it expected and what it found', async () => {
+  const program = 'const a = await tools.echo(1); const b = await tools.echo(2); return [a, b]'
+  const bindings = hostBindings([])
+  const { journal } = await runtime.runDurable({ program, bindings })
+  assert.deepStrictEqual(journal.events.map(({ type, id }) => `${type} ${id}`), ['call 1', 'answer 1', 'call 2', 'answer 2'])
+  const edited = (edit) => {
+    const copy = structuredClone(journal)
+    edit(copy.events)
+    return copy
+  }
+  const argsHash = journal.events[2].argsHash
+  const cases = [
+    [(events) => { events[2].argsHash = 'sha256:0' }, 'at event 2: expected call 2, tools.echo with arguments sha256:0, found call 2, tools.echo with arguments ' + argsHash],
+    [(events) => { events[2].name = 'double' }, 'at event 2: expected call 2, tools.double with arguments ' + argsHash + ', found call 2, tools.echo with arguments ' + argsHash],
+    [(events) => events.splice(3, 1), 'at event 3: expected the end of the journal, found calls waiting for answers the journal does not have'],
+    [(events) => events.push({ t: events[3].t, type: 'timer', id: 1 }), 'at event 4: expected timer 1, found the end of the program'],
+    [(events) => events.splice(1, 2, events[2], events[1]), 'at event 1: expected call 2, tools.echo with arguments ' + argsHash + ', found a program waiting for nothing the journal holds'],
+  ]
+  for (const [edit, message] of cases) {
+    const calls = []
+    const replayed = await runtime.replay({ program, bindings: hostBindings(calls) }, edited(edit))
+    assert.deepStrictEqual(replayed.result.error, { kind: 'exception', message: `the run diverged from its journal ${message}` })
+    assert.deepStrictEqual(calls, [])
+  }
+})
+
+test('hostile journals are refused before anything runs or any binding is called', async () => {
+  const program = 'return await tools.echo(1)'
+  const calls = []
+  const bindings = hostBindings(calls)
+  const options = { secret: 'server secret', scope: { tenant: 'a', user: 7 } }
+  const { journal } = await runtime.runDurable({ program, bindings }, options)
+  assert.match(journal.signature, /^hmac-sha256:[0-9a-f]{64}$/)
+  calls.length = 0
+  const deep = (() => { let v = 1; for (let i = 0; i < 100_000; i++) v = [v]; return v })()
+  const refusals = [
+    [{ ...journal, signature: journal.signature.replace(/.$/, (c) => (c === '0' ? '1' : '0')) }, options, 'its signature does not match'],
+    [{ ...journal, events: [{ ...journal.events[0] }, { ...journal.events[1], value: 2 }] }, options, 'its signature does not match'],
+    [journal, { ...options, scope: { tenant: 'b', user: 7 } }, 'its scope does not match'],
+    [journal, { scope: options.scope }, 'it is signed, and no secret was given to check it'],
+    [journal, { ...options, secret: 'another' }, 'its signature does not match'],
+    [{ ...journal, version: 2 }, options, 'unknown format or version'],
+    [{ ...journal, runtime: '0.0.1' }, options, 'recorded by runtime "0.0.1", this is 0.1.0'],
+    [{ ...journal, events: journal.events.slice(0, 1) }, options, 'its signature does not match'],
+    [{ ...journal, events: Array.from({ length: 10_001 }, (_, i) => ({ t: 0, type: 'timer', id: i + 1 })) }, options, 'it has more than 10000 events'],
+    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: 'x'.repeat(17 << 20) }] }, options, 'its events pass 16777216 bytes'],
+    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: deep }] }, options, 'its events cannot be read'],
+    [{ ...journal, events: [{ t: 5, type: 'timer', id: 1 }, { t: 4, type: 'timer', id: 2 }] }, { scope: options.scope }, 'event 1 has no valid time'],
+    [null, options, 'not a journal object'],
+  ]
+  for (const [hostile, given, why] of refusals) {
+    const unsigned = given.secret === undefined && hostile?.signature && why !== 'it is signed, and no secret was given to check it'
+    const candidate = unsigned ? { ...hostile, signature: undefined } : hostile
+    await assert.rejects(runtime.replay({ program, bindings }, candidate, given), { message: `dsh-code-runtime-v8: journal refused: ${why}` })
+    await assert.rejects(runtime.resume({ program, bindings }, candidate, {}, given), { message: `dsh-code-runtime-v8: journal refused: ${why}` })
+  }
+  await assert.rejects(runtime.replay({ program: `${program};`, bindings }, journal, options), { message: 'dsh-code-runtime-v8: journal refused: it records another program' })
+  await assert.rejects(runtime.replay({ program, bindings: [{ global: 'tools', functions: { other() {} } }] }, journal, options),
+    { message: 'dsh-code-runtime-v8: journal refused: it records other binding names' })
+  assert.deepStrictEqual(calls, [])
+  assert.deepStrictEqual((await runtime.replay({ program, bindings }, journal, options)).result, { logs: [], value: 1 })
+})
+
+test('a journal past its caps ends the run with a clear message', async () => {
+  const program = 'for (let i = 0; i < 20; i++) console.log(await tools.echo(i)); return "done"'
+  const capped = await runtime.runDurable({ program, bindings: hostBindings([]) }, { maxEvents: 10 })
+  assert.equal(capped.status, 'completed')
+  assert.deepStrictEqual(capped.result.error, { kind: 'exception', message: 'the durable journal passed its cap of 10 events' })
+  // The sixth call's sync carries events 11 and 12: the fifth answer was printed.
+  assert.deepStrictEqual(capped.result.logs, ['0', '1', '2', '3', '4'])
+  const bytes = await runtime.runDurable({ program: 'return (await tools.echo("x".repeat(5000))).length', bindings: hostBindings([]) }, { maxBytes: 4096 })
+  assert.deepStrictEqual(bytes.result.error, { kind: 'exception', message: 'the durable journal passed its cap of 4096 bytes' })
+})
+
+test('caller misuse of the durable API rejects with a precise message', async () => {
+  const bindings = hostBindings([])
+  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { seed: 'x' }), { message: 'dsh-code-runtime-v8: options.seed must be 32 lower-case hex digits' })
+  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { maxEvents: 0 }), { message: 'dsh-code-runtime-v8: options.maxEvents must be a positive whole number' })
+  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { scope: { f() {} } }), { message: 'dsh-code-runtime-v8: options.scope must be JSON' })
+  await assert.rejects(runtime.replay({ program: 'return 1', bindings }), { message: 'dsh-code-runtime-v8: a journal is required' })
+  await assert.rejects(runtime.resume({ program: 'return 1', bindings }, (await runtime.runDurable({ program: 'return 1', bindings })).journal, []),
+    { message: 'dsh-code-runtime-v8: resolutions must be an object from pending call id to value' })
+  assert.throws(() => suspend(() => {}), { message: 'dsh-code-runtime-v8: suspend() takes a JSON payload' })
+  assert.equal(resumption(), undefined)
+  await sleep(0)
+})
+
+test('the README\'s approval example runs as it says', async () => {
+  const { execFileSync } = await import('node:child_process')
+  const output = execFileSync(process.execPath, [new URL('../examples/approval.mjs', import.meta.url).pathname], { encoding: 'utf8', timeout: 30_000 })
+  assert.equal(output, `status: suspended
+  waiting: call 2: Pay 40 to alice?
+  waiting: call 3: Pay 500 to mallory?
+  printed so far: [ 'balance 120' ]
+status: completed
+${JSON.stringify({ logs: ['balance 120'], value: [{ paid: 40, to: 'alice' }, 'BankError: payment refused by ops'] }, null, 2)}
+ledger: [{"to":"alice","amount":40}]
+replay gives the same result: true
+`)
+})

@@ -1,5 +1,5 @@
 import type { Context } from '@deepseek-ai/cordis'
-import { CodeRuntime, type CodeRunRequest, type CodeRunResult } from '@deepseek-ai/dsh-code-runtime'
+import { CodeRuntime, type CodeJsonValue, type CodeRunRequest, type CodeRunResult } from '@deepseek-ai/dsh-code-runtime'
 import type Schema from '@deepseek-ai/schemastery'
 
 export interface Config {
@@ -33,6 +33,69 @@ export interface CodeRunUsage {
   outputBytes: number
 }
 
+/** One event of a durable run, in the order it happened; `t` is the virtual clock, ms since the start. */
+export type DurableEvent =
+  | { t: number; type: 'call'; id: number; global: string; name: string; argsHash: string }
+  | { t: number; type: 'answer'; id: number; value: unknown }
+  | { t: number; type: 'rejection'; id: number; message: string }
+  | { t: number; type: 'suspended'; id: number; args: unknown; payload: unknown }
+  | { t: number; type: 'timer'; id: number }
+
+/** Everything a durable run was given: versioned JSON, signed when a secret is given. */
+export interface DurableJournal {
+  format: 'dsh-durable-journal'
+  version: 1
+  /** The runtime version that recorded it; another version refuses it. */
+  runtime: string
+  programHash: string
+  bindingsHash: string
+  /** Hash of `options.scope`, or null. */
+  scopeHash: string | null
+  /** 128 bits, hex: Math.random and Web Crypto's random values draw from it. */
+  seed: string
+  /** Epoch ms of the first attempt's start: the virtual clock's zero. */
+  startTime: number
+  /** Busy time of the attempt that wrote it, which replayed every earlier one. */
+  spentMs: number
+  events: DurableEvent[]
+  /** `hmac-sha256:<hex>` over the rest, canonical JSON; present when `options.secret` was given. */
+  signature?: string
+}
+
+export interface DurableOptions {
+  /** Signs the journal with HMAC-SHA-256; a resumed or replayed journal must carry the same signature. */
+  secret?: string | Uint8Array
+  /** Any JSON (tenant, user, policy): the journal is bound to it. */
+  scope?: unknown
+  /** 32 hex digits; by default a fresh random seed per run. */
+  seed?: string
+  /** Events a journal may hold. Default 10000. */
+  maxEvents?: number
+  /** Bytes of a journal's events, as canonical JSON. Default 16777216. */
+  maxBytes?: number
+}
+
+/** A binding call waiting for the caller's resolution. */
+export interface PendingCall {
+  id: number
+  global: string
+  name: string
+  args: unknown
+  payload: unknown
+}
+
+export type DurableOutcome =
+  | { status: 'completed'; result: CodeRunResult; journal: DurableJournal; usage: CodeRunUsage }
+  | { status: 'suspended'; journal: DurableJournal; pending: PendingCall[]; logs: string[]; usage: CodeRunUsage }
+
+/**
+ * Returned by a binding in a durable run: the call waits, and the run suspends once nothing else can
+ * happen. Typed as a JSON value so that a binding may return it; the program never sees it.
+ */
+export declare function suspend(payload?: CodeJsonValue): CodeJsonValue
+/** Inside a binding that `resume` calls again: the call's id, its payload and the caller's resolution. */
+export declare function resumption(): { id: number; payload: CodeJsonValue; resolution: CodeJsonValue } | undefined
+
 /** `ctx.codeRuntime`, backed by one V8 isolate per run. */
 export declare class V8CodeRuntime extends CodeRuntime {
   static Config: Schema<Config>
@@ -42,6 +105,12 @@ export declare class V8CodeRuntime extends CodeRuntime {
   run(request: CodeRunRequest): Promise<CodeRunResult>
   /** Outside the seam: the same run, with what it cost. */
   runWithUsage(request: CodeRunRequest): Promise<{ result: CodeRunResult; usage: CodeRunUsage }>
+  /** Outside the seam: a run that records its journal and suspends where a binding returns `suspend()`. */
+  runDurable(request: CodeRunRequest, options?: DurableOptions): Promise<DurableOutcome>
+  /** Replays `journal` in a fresh isolate, then calls the resolved pending bindings again. */
+  resume(request: CodeRunRequest, journal: DurableJournal, resolutions: Record<number, unknown>, options?: DurableOptions): Promise<DurableOutcome>
+  /** Re-runs a recorded run from its journal alone; calls no binding. */
+  replay(request: CodeRunRequest, journal: DurableJournal, options?: DurableOptions): Promise<DurableOutcome>
 }
 
 export default V8CodeRuntime

@@ -170,6 +170,18 @@ return [Date.now() - t0, performance.now() - p0, s, new Date().getTime() - t0]`
   assert.deepStrictEqual(recorded.journal.events.map(({ type, t }) => [type, t]), [['timer', 1000]])
 })
 
+test('randomness draws from the seed: the same seed gives the same values, node:crypto\'s included', async () => {
+  const program = `const c = await import('node:crypto')
+return [Math.random(), crypto.getRandomValues(new Uint32Array(2)).join(','), crypto.randomUUID(), c.randomBytes(4).toString('hex'), c.randomInt(1000)]`
+  const seed = 'fedcba9876543210fedcba9876543210'
+  const [a, b, other] = await Promise.all([runtime.runDurable({ program, bindings: [] }, { seed }), runtime.runDurable({ program, bindings: [] }, { seed }),
+    runtime.runDurable({ program, bindings: [] }, { seed: seed.replace('f', '0') })])
+  assert.deepStrictEqual(a.result, b.result)
+  assert.notDeepStrictEqual(a.result.value, other.result.value)
+  assert.equal(a.result.value[2][14], '4')
+  assert.deepStrictEqual((await runtime.replay({ program, bindings: [] }, other.journal)).result, other.result)
+})
+
 test('what no journal can replay is refused in a durable run, and only there', async () => {
   const program = `const out = []
 for (const f of [() => new WeakRef({}), () => new FinalizationRegistry(() => {}), () => crypto.subtle, () => new Blob(['x']).text()]) {

@@ -45,7 +45,13 @@ const {
 // This module is evaluated on its first import, in a run, where the Web Crypto object exists.
 const webcrypto = getCrypto();
 const { getRandomValues: webGetRandomValues, randomUUID: webRandomUUID } = webcrypto;
-const { subtle } = webcrypto;
+// A durable run refuses `crypto.subtle`: its refusal then comes with the first use of node:crypto's.
+let subtle;
+try {
+  subtle = webcrypto.subtle;
+} catch (refusal) {
+  subtle = new Proxy({}, { get() { throw refusal; } });
+}
 const kMaxLength = 2147483647;
 const kMaxRandomRange = 2 ** 48 - 1;
 

@@ -12,7 +12,7 @@
 import { core } from 'ext:core/mod.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
 
-const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest } = core.ops;
+const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest, op_void_async_deferred } = core.ops;
 const { createTimer, cancelTimer } = core;
 
 const ArrayPrototypePush = Array.prototype.push;
@@ -122,6 +122,7 @@ export function begin(config, failWith) {
     timerSequence: 0,
     arrivals: [],
     pump: null,
+    pumpSoon: false,
     idleTurns: 0,
     pumpAt: Infinity,
     finished: false,
@@ -426,8 +427,23 @@ export function onTimerError(report) {
   reportTimerError = report;
 }
 
+// The pump runs in a turn of its own: at once as a deferred op's completion, which the event loop
+// delivers only after the program's microtasks (a zero-delay timer waits for the clock's next
+// millisecond), or as a timer when it waits for one.
 function schedulePump(delay) {
   if (run.finished) return;
+  if (delay === 0) {
+    if (run.pumpSoon) return;
+    if (run.pump !== null) {
+      cancelTimer(run.pump);
+      run.pump = null;
+      run.pumpAt = Infinity;
+    }
+    run.pumpSoon = true;
+    ReflectApply(PromisePrototypeThen, op_void_async_deferred(), [pumpSoon]);
+    return;
+  }
+  if (run.pumpSoon) return;
   const at = RealNow() + delay;
   if (run.pump !== null) {
     if (run.pumpAt <= at) return;
@@ -435,6 +451,11 @@ function schedulePump(delay) {
   }
   run.pumpAt = at;
   run.pump = createTimer(pump, delay, undefined, false, true);
+}
+
+function pumpSoon() {
+  run.pumpSoon = false;
+  pump();
 }
 
 function afterReplayStep() {

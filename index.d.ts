@@ -84,9 +84,14 @@ export interface PendingCall {
   payload: unknown
 }
 
+/** What a durable attempt cost: the run's usage, and the wall time it spent replaying its journal. */
+export interface DurableUsage extends CodeRunUsage {
+  replayMs: number
+}
+
 export type DurableOutcome =
-  | { status: 'completed'; result: CodeRunResult; journal: DurableJournal; usage: CodeRunUsage }
-  | { status: 'suspended'; journal: DurableJournal; pending: PendingCall[]; logs: string[]; usage: CodeRunUsage }
+  | { status: 'completed'; result: CodeRunResult; journal: DurableJournal; usage: DurableUsage }
+  | { status: 'suspended'; journal: DurableJournal; pending: PendingCall[]; logs: string[]; usage: DurableUsage }
 
 /**
  * Returned by a binding in a durable run: the call waits, and the run suspends once nothing else can

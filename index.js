@@ -85,7 +85,7 @@ async function durable(own, request, { options, journal, resolutions, resuming =
   if (resuming) attempt.resolutions = checkResolutions(attempt.base, resolutions)
   const settled = await settle(own, request, attempt)
   const recorded = replayOnly ? journal : attempt.journal(settled.usage.busyMs)
-  const usage = settled.usage
+  const usage = settled.usage && { ...settled.usage, replayMs: attempt.replayMs }
   if (attempt.suspended && attempt.failure === undefined) {
     return { status: 'suspended', journal: recorded, pending: pendingOf(recorded), logs: settled.logs, usage }
   }

@@ -148,6 +148,8 @@ return paid`
   const third = await runtime.resume({ program, bindings }, second.journal, { 2: true })
   assert.deepStrictEqual(calls, [['pay', 5, { id: 2, payload: { ask: 'pay 5?' }, resolution: true }]])
   assert.deepStrictEqual(third.result, { logs: ['balance 100', 'paid 5, refused 7'], value: ['paid 5', 'refused 7'] })
+  assert.equal(first.usage.replayMs, 0)
+  assert.ok(third.usage.replayMs > 0 && third.usage.replayMs <= third.usage.wallMs, JSON.stringify(third.usage))
   assert.equal(third.status, 'completed')
   await assert.rejects(runtime.resume({ program, bindings }, third.journal, { 2: true }),
     { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })

@@ -185,6 +185,9 @@ export class DurableAttempt {
     this.failure = undefined
     this.run = undefined
     this.names = undefined
+    this.startedAt = performance.now()
+    /** Wall time until the isolate had replayed the whole journal; 0 for a fresh run. */
+    this.replayMs = 0
   }
 
   /** The start JSON for the isolate: its namespaces, and the journal to replay. */
@@ -224,6 +227,7 @@ export class DurableAttempt {
     } else if (this.bytes > this.checked.maxBytes) {
       this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
     }
+    if (message.replayed) this.replayMs = performance.now() - this.startedAt
     if (message.suspend) {
       this.suspended = true
       this.stop()

@@ -109,9 +109,17 @@ pub struct PreparedIsolate {
 impl PreparedIsolate {
   /// Creates the runtime and the program's world; call inside the thread's tokio context.
   pub fn new(heap_bytes: usize) -> Result<Self, String> {
+    Self::new_observed(heap_bytes, &mut |_| {})
+  }
+
+  /// `new`, calling `phase(name)` as each step of preparing the isolate ends (for
+  /// `dsh-isolate-cost`, which times them).
+  pub fn new_observed(heap_bytes: usize, phase: &mut dyn FnMut(&'static str)) -> Result<Self, String> {
     let buffers = BufferBudget::new(heap_bytes);
+    let cpp_heap = cpp_heap();
+    phase("cppgc heap");
     let create_params = v8::CreateParams::default()
-      .cpp_heap(cpp_heap())
+      .cpp_heap(cpp_heap)
       .heap_limits(0, heap_bytes)
       .array_buffer_allocator(counting_allocator(&buffers));
     let old_generation = create_params.max_old_generation_size_in_bytes();
@@ -124,6 +132,7 @@ impl PreparedIsolate {
       ..Default::default()
     })
     .map_err(|error| format!("could not create an isolate: {error}"))?;
+    phase("isolate from the snapshot, with the extensions' ops");
 
     let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
     let hook_run = current.clone();
@@ -157,9 +166,12 @@ impl PreparedIsolate {
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
     let start = world_start(&mut js).ok_or("the program's world did not build")?;
+    phase("hooks and the world's start");
     js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
       .map_err(|error| format!("could not lock the program's world down: {error}"))?;
+    phase("lockdown.js");
     let intrinsics = capture_intrinsics(&mut js);
+    phase("intrinsics");
     Ok(Self {
       js,
       start,

@@ -3,11 +3,12 @@
 //! structured clone, counted buffers and blobs).
 
 mod blobs;
+pub mod cost;
 mod buffers;
 pub mod digest;
 mod isolate;
 pub(crate) mod job;
-mod locale;
+pub(crate) mod locale;
 mod modules;
 mod ops;
 pub(crate) mod platform;

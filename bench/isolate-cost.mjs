@@ -1,0 +1,27 @@
+// `npm run bench:isolate`: what one isolate costs here, phase by phase (the `dsh-isolate-cost` tool,
+// built with the snapshot the addon embeds), beside the floors it cannot go under: a deno_core
+// runtime from a minimal snapshot, a bare V8 isolate, and Node's own `vm.createContext()`, which
+// makes a context in an existing isolate rather than an isolate.
+import { spawnSync } from 'node:child_process'
+import { join } from 'node:path'
+import vm from 'node:vm'
+import { hostTarget, root, run } from '../scripts/cargo.mjs'
+
+const ISOLATES = 200
+const target = hostTarget()
+const status = run('cargo', ['build', '--release', '--target', target, '--bin', 'dsh-isolate-cost', '--features', 'isolate-cost'],
+  { DSH_SNAPSHOT: join(root, 'target', 'dsh-snapshot.release.bin') })
+if (status !== 0) process.exit(status)
+const tool = join(root, 'target', target, 'release', process.platform === 'win32' ? 'dsh-isolate-cost.exe' : 'dsh-isolate-cost')
+const measured = spawnSync(tool, [String(ISOLATES), ...process.argv.slice(2)], { encoding: 'utf8' })
+if (measured.status !== 0) throw new Error(measured.stderr)
+process.stdout.write(measured.stdout)
+
+const samples = []
+for (let i = 0; i <= ISOLATES; i++) {
+  const start = process.hrtime.bigint()
+  vm.runInContext('1', vm.createContext({}))
+  if (i > 0) samples.push(Number(process.hrtime.bigint() - start) / 1e6)
+}
+samples.sort((a, b) => a - b)
+console.log(`| floor: Node ${process.version}'s vm.createContext() and one script in it (a context, not an isolate) | ${samples[samples.length >> 1].toFixed(3)} | |`)

@@ -53,6 +53,10 @@ export interface DurableJournal {
   scopeHash: string | null
   /** 128 bits, hex: Math.random and Web Crypto's random values draw from it. */
   seed: string
+  /** 128 bits, hex, the same in every attempt of one logical run. */
+  runId: string
+  /** Whether the run completed (a completed journal cannot be resumed). */
+  completed: boolean
   /** Epoch ms of the first attempt's start: the virtual clock's zero. */
   startTime: number
   /** Busy time of the attempt that wrote it, which replayed every earlier one. */
@@ -63,7 +67,7 @@ export interface DurableJournal {
 }
 
 export interface DurableOptions {
-  /** Signs the journal with HMAC-SHA-256; a resumed or replayed journal must carry the same signature. */
+  /** Signs the journal with HMAC-SHA-256 (at least 16 characters or bytes); a journal given back must carry the same signature. */
   secret?: string | Uint8Array
   /** Any JSON (tenant, user, policy): the journal is bound to it. */
   scope?: unknown
@@ -99,7 +103,7 @@ export type DurableOutcome =
  */
 export declare function suspend(payload?: CodeJsonValue): CodeJsonValue
 /** Inside a binding that `resume` calls again: the call's id, its payload and the caller's resolution. */
-export declare function resumption(): { id: number; payload: CodeJsonValue; resolution: CodeJsonValue } | undefined
+export declare function resumption(): { id: number; runId: string; payload: CodeJsonValue; resolution: CodeJsonValue } | undefined
 
 /** `ctx.codeRuntime`, backed by one V8 isolate per run. */
 export declare class V8CodeRuntime extends CodeRuntime {

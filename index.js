@@ -84,9 +84,12 @@ async function durable(own, request, { options, journal, resolutions, resuming =
   const attempt = new DurableAttempt({ request, options, journal, replayOnly })
   if (resuming) attempt.resolutions = checkResolutions(attempt.base, resolutions)
   const settled = await settle(own, request, attempt)
-  const recorded = replayOnly ? journal : attempt.journal(settled.usage.busyMs)
+  // What the isolate sent just before it ended (process.exit) may still be on its way.
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
+  const completed = !(attempt.suspended && attempt.failure === undefined)
+  const recorded = replayOnly ? attempt.base : attempt.journal(settled.usage.busyMs, completed)
   const usage = settled.usage && { ...settled.usage, replayMs: attempt.replayMs }
-  if (attempt.suspended && attempt.failure === undefined) {
+  if (!completed) {
     return { status: 'suspended', journal: recorded, pending: pendingOf(recorded), logs: settled.logs, usage }
   }
   const result = attempt.failure === undefined

@@ -143,10 +143,12 @@ return paid`
   const second = await runtime.resume({ program, bindings }, JSON.parse(JSON.stringify(first.journal)), { 3: false })
   assert.equal(second.status, 'suspended')
   assert.deepStrictEqual(second.pending.map(({ id }) => id), [2])
-  assert.deepStrictEqual(calls, [['pay', 7, { id: 3, payload: { ask: 'pay 7?' }, resolution: false }]])
+  const { runId } = first.journal
+  assert.match(runId, /^[0-9a-f]{32}$/)
+  assert.deepStrictEqual(calls, [['pay', 7, { id: 3, runId, payload: { ask: 'pay 7?' }, resolution: false }]])
   calls.length = 0
   const third = await runtime.resume({ program, bindings }, second.journal, { 2: true })
-  assert.deepStrictEqual(calls, [['pay', 5, { id: 2, payload: { ask: 'pay 5?' }, resolution: true }]])
+  assert.deepStrictEqual(calls, [['pay', 5, { id: 2, runId, payload: { ask: 'pay 5?' }, resolution: true }]])
   assert.deepStrictEqual(third.result, { logs: ['balance 100', 'paid 5, refused 7'], value: ['paid 5', 'refused 7'] })
   assert.equal(first.usage.replayMs, 0)
   assert.ok(third.usage.replayMs > 0 && third.usage.replayMs <= third.usage.wallMs, JSON.stringify(third.usage))
@@ -155,6 +157,8 @@ return paid`
     { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })
   await assert.rejects(runtime.resume({ program, bindings }, second.journal, { 9: true }),
     { message: 'dsh-code-runtime-v8: no pending call has id "9"' })
+  await assert.rejects(runtime.resume({ program, bindings }, second.journal, { '02': true }),
+    { message: 'dsh-code-runtime-v8: no pending call has id "02"' })
 })
 
 test('the clock is virtual: timers fire at their due time, live and on replay', async () => {
@@ -232,7 +236,7 @@ test('hostile journals are refused before anything runs or any binding is called
   const program = 'return await tools.echo(1)'
   const calls = []
   const bindings = hostBindings(calls)
-  const options = { secret: 'server secret', scope: { tenant: 'a', user: 7 } }
+  const options = { secret: 'a server-side secret', scope: { tenant: 'a', user: 7 } }
   const { journal } = await runtime.runDurable({ program, bindings }, options)
   assert.match(journal.signature, /^hmac-sha256:[0-9a-f]{64}$/)
   calls.length = 0
@@ -242,13 +246,13 @@ test('hostile journals are refused before anything runs or any binding is called
     [{ ...journal, events: [{ ...journal.events[0] }, { ...journal.events[1], value: 2 }] }, options, 'its signature does not match'],
     [journal, { ...options, scope: { tenant: 'b', user: 7 } }, 'its scope does not match'],
     [journal, { scope: options.scope }, 'it is signed, and no secret was given to check it'],
-    [journal, { ...options, secret: 'another' }, 'its signature does not match'],
+    [journal, { ...options, secret: 'another server secret' }, 'its signature does not match'],
     [{ ...journal, version: 2 }, options, 'unknown format or version'],
     [{ ...journal, runtime: '0.0.1' }, options, 'recorded by runtime "0.0.1", this is 0.1.0'],
     [{ ...journal, events: journal.events.slice(0, 1) }, options, 'its signature does not match'],
     [{ ...journal, events: Array.from({ length: 10_001 }, (_, i) => ({ t: 0, type: 'timer', id: i + 1 })) }, options, 'it has more than 10000 events'],
     [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: 'x'.repeat(17 << 20) }] }, options, 'its events pass 16777216 bytes'],
-    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: deep }] }, options, 'its events cannot be read'],
+    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: deep }] }, options, 'it cannot be read as JSON'],
     [{ ...journal, events: [{ t: 5, type: 'timer', id: 1 }, { t: 4, type: 'timer', id: 2 }] }, { scope: options.scope }, 'event 1 has no valid time'],
     [null, options, 'not a journal object'],
   ]
@@ -260,6 +264,9 @@ test('hostile journals are refused before anything runs or any binding is called
   }
   await assert.rejects(runtime.replay({ program: `${program};`, bindings }, journal, options), { message: 'dsh-code-runtime-v8: journal refused: it records another program' })
   await assert.rejects(runtime.replay({ program, bindings: [{ global: 'tools', functions: { other() {} } }] }, journal, options),
+    { message: 'dsh-code-runtime-v8: journal refused: it records other binding names' })
+  // The error classes are part of what a program sees.
+  await assert.rejects(runtime.replay({ program, bindings: [{ ...bindings[0], errorClass: { name: 'OtherError', memberNameProperty: 'toolName' } }] }, journal, options),
     { message: 'dsh-code-runtime-v8: journal refused: it records other binding names' })
   assert.deepStrictEqual(calls, [])
   assert.deepStrictEqual((await runtime.replay({ program, bindings }, journal, options)).result, { logs: [], value: 1 })
@@ -279,6 +286,7 @@ test('a journal past its caps ends the run with a clear message', async () => {
 test('caller misuse of the durable API rejects with a precise message', async () => {
   const bindings = hostBindings([])
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { seed: 'x' }), { message: 'dsh-code-runtime-v8: options.seed must be 32 lower-case hex digits' })
+  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { secret: 'short' }), { message: 'dsh-code-runtime-v8: options.secret must be a string or bytes of at least 16' })
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { maxEvents: 0 }), { message: 'dsh-code-runtime-v8: options.maxEvents must be a positive whole number' })
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { scope: { f() {} } }), { message: 'dsh-code-runtime-v8: options.scope must be JSON' })
   await assert.rejects(runtime.replay({ program: 'return 1', bindings }), { message: 'dsh-code-runtime-v8: a journal is required' })
@@ -301,4 +309,49 @@ ${JSON.stringify({ logs: ['balance 120'], value: [{ paid: 40, to: 'alice' }, 'Ba
 ledger: [{"to":"alice","amount":40}]
 replay gives the same result: true
 `)
+})
+
+test('every way a durable run ends leaves a journal that replays to the same result', async () => {
+  const programs = [
+    "const a = await tools.echo(3); console.log('got', a); process.exit(0)",
+    "const a = await tools.echo(3); console.log('got', a); queueMicrotask(() => { throw new Error('late') }); await new Promise(() => {})",
+    "const a = await tools.echo(3); setTimeout(() => { throw new Error('in a timer ' + a) }, 5); await new Promise(() => {})",
+    "await tools.echo(1); throw new Error('thrown')",
+    "const p = Object.getPrototypeOf(performance); const t = p.now.call(performance); await tools.echo(1); return [t, performance.timeOrigin === Date.now() - performance.now()]",
+  ]
+  for (const program of programs) {
+    const recorded = await runtime.runDurable({ program, bindings: hostBindings([]) })
+    const replayed = await runtime.replay({ program, bindings: hostBindings([]) }, recorded.journal)
+    assert.equal(JSON.stringify(replayed.result), JSON.stringify(recorded.result), program)
+  }
+  const refused = await runtime.runDurable({ program: "try { Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2) } catch (e) { return e.message }", bindings: [] })
+  assert.equal(refused.result.value, "Atomics.waitAsync is not available in a durable run: it resolves on the host's clock, which no journal can replay")
+})
+
+test('the event cap holds between binding calls, and a capped attempt calls no further binding', async () => {
+  const ticks = await runtime.runDurable({ program: 'for (;;) await new Promise((r) => setImmediate(r))', bindings: [] }, { maxEvents: 100 })
+  assert.deepStrictEqual(ticks.result.error, { kind: 'exception', message: 'the durable journal passed its cap of 100 events' })
+  const calls = []
+  const capped = await runtime.runDurable({ program: 'for (let i = 0; i < 5; i++) await tools.echo(i); return 1', bindings: hostBindings(calls) }, { maxEvents: 2 })
+  assert.deepStrictEqual(capped.result.error, { kind: 'exception', message: 'the durable journal passed its cap of 2 events' })
+  assert.deepStrictEqual(calls, ['echo'])
+})
+
+test('a replayed timer must be the one that was due, at its time', async () => {
+  const program = 'const t0 = Date.now(); await tools.echo(1); await new Promise((r) => setTimeout(r, 50)); return Date.now() - t0'
+  const { journal, result } = await runtime.runDurable({ program, bindings: hostBindings([]) })
+  assert.equal(result.value >= 50, true)
+  const moved = structuredClone(journal)
+  const timer = moved.events.findIndex(({ type }) => type === 'timer')
+  moved.events[timer].t = moved.events[timer - 1].t
+  const replayed = await runtime.replay({ program, bindings: hostBindings([]) }, moved)
+  assert.match(replayed.result.error.message, new RegExp(`^the run diverged from its journal at event ${timer}: expected timer 1, found timer 1, due at `))
+})
+
+test('a completed run cannot be resumed, even if it left a call waiting', async () => {
+  const bindings = [{ global: 'tools', functions: { approve: () => suspend({}) } }]
+  const program = "return await Promise.race([tools.approve({}), new Promise((r) => setTimeout(() => r('timed out'), 10))])"
+  const done = await runtime.runDurable({ program, bindings })
+  assert.deepStrictEqual([done.status, done.result.value, done.journal.completed], ['completed', 'timed out', true])
+  await assert.rejects(runtime.resume({ program, bindings }, done.journal, { 1: true }), { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })
 })

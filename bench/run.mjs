@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm run bench`: each workload on our runtime and on the reference worker-thread backend, in one
-// process, alternating. Prints medians, p99s and ratios; writes bench/results.json and bench/chart.svg.
+// `npm run bench`: each workload on our runtime, on the reference worker-thread backend and on `run`
+// (npm; QuickJS in pooled worker threads, the sandbox under the AI SDK's code mode), in one process,
+// in turn. Prints medians, p99s and ratios to both; writes bench/results.json and bench/chart.svg.
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -30,9 +31,25 @@ async function load(Plugin) {
   return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
 }
 
+/** `run` behind the seam's shape: namespaces become host-function groups of the same names. */
+async function loadRun() {
+  const { createRunner } = await import('run')
+  const runner = createRunner({ limits: { maxBridgeRequests: 20_000, timeoutMs: 120_000 } })
+  const runtime = {
+    async run({ program, bindings }) {
+      const hostFunctions = Object.fromEntries(bindings.map(({ global, functions }) => [global, functions]))
+      const result = await runner.run({ source: program, hostFunctions })
+      if (result.status === 'completed') return { logs: result.logs ?? [], value: result.value }
+      return { logs: [], error: { kind: result.status, message: String(result.error?.message ?? result.status) } }
+    },
+  }
+  return { runtime, dispose: async () => {} }
+}
+
 const ours = await load(V8CodeRuntime)
 const reference = await load(WorkerThreadCodeRuntime)
-const sides = { ours: { ...ours, native }, reference }
+const sides = { ours: { ...ours, native }, reference, run: await loadRun() }
+const SIDES = Object.keys(sides)
 
 const quantile = (values, q) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -42,11 +59,12 @@ const quantile = (values, q) => {
 const quick = process.argv.includes('--quick')
 const results = []
 for (const workload of WORKLOADS) {
-  const samples = { ours: [], reference: [] }
-  const extra = { ours: {}, reference: {} }
+  const samples = Object.fromEntries(SIDES.map((side) => [side, []]))
+  const extra = Object.fromEntries(SIDES.map((side) => [side, {}]))
   const rounds = quick ? Math.max(2, Math.ceil(workload.rounds / 10)) : workload.rounds
   for (let round = 0; round < rounds + 1; round++) {
-    for (const side of round % 2 ? ['reference', 'ours'] : ['ours', 'reference']) {
+    // Each side goes first in turn.
+    for (const side of SIDES.map((_, i) => SIDES[(i + round) % SIDES.length])) {
       if (workload.only && workload.only !== side) continue
       const measured = await workload.measure(sides[side], side)
       // The first round warms up both sides and is not kept.
@@ -58,15 +76,15 @@ for (const workload of WORKLOADS) {
   const summary = (side) => samples[side].length === 0 ? undefined : {
     median: quantile(samples[side], 0.5), p99: quantile(samples[side], 0.99), n: samples[side].length, ...extra[side],
   }
-  const row = { name: workload.name, unit: workload.unit, ours: summary('ours'), reference: summary(workload.versus ?? 'reference') }
+  const row = { name: workload.name, unit: workload.unit, ours: summary('ours'), reference: summary(workload.versus ?? 'reference'), run: summary('run') }
   if (row.ours && row.reference) row.ratio = row.ours.median / row.reference.median
+  if (row.ours && row.run) row.ratioRun = row.ours.median / row.run.median
   results.push(row)
   const show = (s) => (s ? `median ${s.median.toFixed(3)} p99 ${s.p99.toFixed(3)}` : '-')
-  console.log(`${workload.name.padEnd(44)} ${workload.unit.padEnd(6)} ours ${show(row.ours).padEnd(32)} reference ${show(row.reference).padEnd(32)} ratio ${row.ratio?.toFixed(4) ?? '-'}`)
+  console.log(`${workload.name.padEnd(44)} ${workload.unit.padEnd(6)} ours ${show(row.ours).padEnd(32)} reference ${show(row.reference).padEnd(32)} run ${show(row.run).padEnd(32)} ours/reference ${row.ratio?.toFixed(4) ?? '-'} ours/run ${row.ratioRun?.toFixed(4) ?? '-'}`)
 }
 
-await ours.dispose()
-await reference.dispose()
+for (const side of SIDES) await sides[side].dispose()
 
 const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), date: new Date().toISOString() }
 writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify({ machine, results }, null, 2) + '\n')

@@ -41,8 +41,8 @@ export function suspend(payload = null) {
 const resumed = new AsyncLocalStorage()
 
 /**
- * Inside a binding called again by `resume`: `{ id, payload, resolution }` for the call it resumes;
- * `undefined` anywhere else.
+ * Inside a binding called again by `resume`: `{ id, runId, payload, resolution }` for the call it
+ * resumes (`runId` and `id` together name the call across attempts); `undefined` anywhere else.
  */
 export function resumption() {
   return resumed.getStore()
@@ -60,7 +60,9 @@ function canonical(value) {
 }
 
 function bindingsHash(namespaces) {
-  const shape = namespaces.map(({ global, functions }) => [global, Object.keys(functions).sort()])
+  // The error classes too: a program sees their names.
+  const shape = namespaces.map(({ global, functions, errorClass }) =>
+    [global, Object.keys(functions).sort(), errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
   return sha256(JSON.stringify(shape))
 }
@@ -73,8 +75,8 @@ function sign(body, secret) {
 function checkOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw misuse('durable options must be an object')
   const { secret, scope, seed, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
-  if (secret !== undefined && !(typeof secret === 'string' || secret instanceof Uint8Array)) {
-    throw misuse('options.secret must be a string or bytes')
+  if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
+    throw misuse('options.secret must be a string or bytes of at least 16')
   }
   if (scope !== undefined && losslessJsonText(scope) === undefined) throw misuse('options.scope must be JSON')
   if (seed !== undefined && !(typeof seed === 'string' && SEED.test(seed))) throw misuse('options.seed must be 32 lower-case hex digits')
@@ -105,8 +107,15 @@ function checkEvent(event, index, previousTime) {
  * Checks a journal given back by a caller against this request and these options, before anything
  * runs: its format, version, runtime, program, binding names, scope, signature, caps and events.
  */
-function checkJournal(journal, request, checked) {
-  if (journal === null || typeof journal !== 'object' || Array.isArray(journal)) throw refused('not a journal object')
+function checkJournal(given, request, checked) {
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) throw refused('not a journal object')
+  // Read once, as JSON: what is checked and signed is what the isolate is given.
+  let journal
+  try {
+    journal = JSON.parse(JSON.stringify(given))
+  } catch {
+    throw refused('it cannot be read as JSON')
+  }
   if (journal.format !== JOURNAL_FORMAT || journal.version !== JOURNAL_VERSION) throw refused('unknown format or version')
   if (journal.runtime !== RUNTIME_VERSION) throw refused(`recorded by runtime ${JSON.stringify(journal.runtime)}, this is ${RUNTIME_VERSION}`)
   if (journal.programHash !== sha256(request.program)) throw refused('it records another program')
@@ -130,6 +139,8 @@ function checkJournal(journal, request, checked) {
     throw refused('it is signed, and no secret was given to check it')
   }
   if (typeof journal.seed !== 'string' || !SEED.test(journal.seed)) throw refused('its seed is not valid')
+  if (typeof journal.runId !== 'string' || !SEED.test(journal.runId)) throw refused('its run id is not valid')
+  if (typeof journal.completed !== 'boolean') throw refused('it does not say whether its run completed')
   if (!Number.isSafeInteger(journal.startTime)) throw refused('its start time is not valid')
   if (typeof journal.spentMs !== 'number' || !(journal.spentMs >= 0)) throw refused('its spent time is not valid')
   let previousTime = 0
@@ -137,10 +148,12 @@ function checkJournal(journal, request, checked) {
     checkEvent(event, index, previousTime)
     previousTime = event.t
   })
+  return journal
 }
 
 /** The calls a journal leaves waiting for a resolution: `{ id, global, name, args, payload }`. */
 export function pendingOf(journal) {
+  if (journal.completed) return []
   const calls = new Map()
   const pending = new Map()
   for (const event of journal.events) {
@@ -161,7 +174,7 @@ export function pendingOf(journal) {
 export class DurableAttempt {
   constructor({ request, options, journal, resolutions, replayOnly }) {
     const checked = checkOptions(options)
-    if (journal !== undefined) checkJournal(journal, request, checked)
+    if (journal !== undefined) journal = checkJournal(journal, request, checked)
     this.checked = checked
     this.request = request
     this.replayOnly = replayOnly
@@ -174,8 +187,11 @@ export class DurableAttempt {
       bindingsHash: bindingsHash(request.bindings),
       scopeHash: checked.scopeHash,
       seed: checked.seed ?? randomBytes(16).toString('hex'),
+      // The same in every attempt of one logical run: with a call's id, a key for its effect.
+      runId: randomBytes(16).toString('hex'),
       startTime: Date.now(),
       spentMs: 0,
+      completed: false,
       events: [],
     }
     this.events = [...this.base.events]
@@ -201,6 +217,7 @@ export class DurableAttempt {
         events: this.base.events,
         replayOnly: this.replayOnly,
         control: described.length,
+        maxEvents: this.checked.maxEvents,
       },
     })
   }
@@ -215,24 +232,32 @@ export class DurableAttempt {
     this.run?.abort(failure ?? 'suspended')
   }
 
-  /** The control namespace: `{ events, call?, done?, suspend? }` from the isolate. */
+  /** The control namespace: `{ events, call?, done?, suspend?, replayed? }` from the isolate. */
   control = async (argsJson) => {
-    const message = JSON.parse(argsJson)
-    for (const event of message.events) {
-      this.events.push(event)
-      this.bytes += Buffer.byteLength(canonical(event)) + 1
+    let message
+    try {
+      message = JSON.parse(argsJson)
+      const texts = message.events.map((event) => JSON.stringify(event))
+      for (let i = 0; i < texts.length; i++) {
+        this.events.push(message.events[i])
+        this.bytes += Buffer.byteLength(texts[i]) + 1
+      }
+    } catch (error) {
+      this.stop(`the durable journal could not record an event: ${error.message}`)
     }
     if (this.events.length > this.checked.maxEvents) {
       this.stop(`the durable journal passed its cap of ${this.checked.maxEvents} events`)
     } else if (this.bytes > this.checked.maxBytes) {
       this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
     }
-    if (message.replayed) this.replayMs = performance.now() - this.startedAt
-    if (message.suspend) {
+    if (message?.replayed) this.replayMs = performance.now() - this.startedAt
+    if (message?.suspend && this.failure === undefined) {
       this.suspended = true
       this.stop()
     }
-    if (message.call === undefined) return 'Vnull'
+    if (message?.call === undefined) return 'Vnull'
+    // An attempt that has failed calls no more bindings.
+    if (this.failure !== undefined) return `V${JSON.stringify({ e: this.failure })}`
     return this.serve(message.call)
   }
 
@@ -242,7 +267,7 @@ export class DurableAttempt {
     if (again) {
       // A call that waited for approval: called again only once the caller has resolved it.
       if (!this.resolutions.has(id)) return `V${JSON.stringify({ s: this.payloads.get(id) ?? null })}`
-      const context = { id, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
+      const context = { id, runId: this.base.runId, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
       outcome = await resumed.run(context, () => invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson))
     } else {
       outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson)
@@ -257,9 +282,9 @@ export class DurableAttempt {
     return `V{"v":${json}}`
   }
 
-  /** The journal as it stands after this attempt, which spent `spentMs`, signed if asked. */
-  journal(spentMs) {
-    const body = { ...this.base, events: this.events, spentMs, scopeHash: this.checked.scopeHash }
+  /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
+  journal(spentMs, completed) {
+    const body = { ...this.base, events: this.events, spentMs, completed, scopeHash: this.checked.scopeHash }
     delete body.signature
     return this.checked.secret === undefined ? body : { ...body, signature: sign(body, this.checked.secret) }
   }
@@ -271,11 +296,11 @@ export function checkResolutions(journal, resolutions) {
     throw misuse('resolutions must be an object from pending call id to value')
   }
   const pending = new Set(pendingOf(journal).map(({ id }) => id))
-  if (pending.size === 0) throw misuse('the journal has no pending calls to resume')
+  if (journal.completed || pending.size === 0) throw misuse('the journal has no pending calls to resume')
   const checked = new Map()
   for (const [key, value] of Object.entries(resolutions)) {
     const id = Number(key)
-    if (!pending.has(id)) throw misuse(`no pending call has id ${JSON.stringify(key)}`)
+    if (!pending.has(id) || String(id) !== key) throw misuse(`no pending call has id ${JSON.stringify(key)}`)
     if (losslessJsonText(value) === undefined) throw misuse(`the resolution of call ${key} must be JSON`)
     checked.set(id, value)
   }

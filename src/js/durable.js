@@ -28,6 +28,7 @@ const MathMax = Math.max;
 const NumberCtor = Number;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const PromiseCtor = Promise;
 const PromisePrototypeThen = Promise.prototype.then;
 const RealNow = performance.now.bind(performance);
@@ -99,7 +100,7 @@ function randomSource(seedHex) {
 
 /**
  * Starts durable mode for this isolate's run, before the program: `config` is the host's
- * `{ seed, startTime, events, replayOnly, control }`; `failWith(message)` ends the run as an
+ * `{ seed, startTime, events, replayOnly, control, maxEvents }`; `failWith(message)` ends the run as an
  * exception with that message.
  */
 export function begin(config, failWith) {
@@ -127,6 +128,8 @@ export function begin(config, failWith) {
     pumpAt: Infinity,
     finished: false,
     failWith,
+    events: config.events.length,
+    maxEvents: config.maxEvents,
   };
   installWorld();
   if (run.journal.length === 0) goLive();
@@ -192,8 +195,17 @@ function installWorld() {
     }
   }
 
-  ObjectDefineProperty(performance, 'now', { __proto__: null, value: { now() { return run.now; } }.now, writable: true, configurable: true });
-  ObjectDefineProperty(performance, 'timeOrigin', { __proto__: null, value: run.startTime, configurable: true });
+  const PerformancePrototype = ObjectGetPrototypeOf(performance);
+  ObjectDefineProperty(PerformancePrototype, 'now', {
+    __proto__: null,
+    ...ObjectGetOwnPropertyDescriptor(PerformancePrototype, 'now'),
+    value: { now() { return run.now; } }.now,
+  });
+  ObjectDefineProperty(PerformancePrototype, 'timeOrigin', {
+    __proto__: null,
+    ...ObjectGetOwnPropertyDescriptor(PerformancePrototype, 'timeOrigin'),
+    get: ObjectGetOwnPropertyDescriptor({ get timeOrigin() { return run.startTime; } }, 'timeOrigin').get,
+  });
 
   ObjectDefineProperty(Math, 'random', {
     __proto__: null,
@@ -248,6 +260,12 @@ function installWorld() {
       configurable: true,
     });
   }
+  ObjectDefineProperty(Atomics, 'waitAsync', {
+    __proto__: null,
+    value: { waitAsync() { return refuse('Atomics.waitAsync', 'it resolves on the host\'s clock'); } }.waitAsync,
+    writable: true,
+    configurable: true,
+  });
   for (const name of ['WeakRef', 'FinalizationRegistry']) {
     // A plain function, so that `new` reaches the refusal.
     const refused = { [name]: function () { return refuse(name, 'what it sees depends on when garbage is collected'); } }[name];
@@ -286,9 +304,21 @@ function sync(extra) {
 function record(event) {
   event.t = run.now;
   ReflectApply(ArrayPrototypePush, run.recorded, [event]);
+  // Counted here too: events between two syncs (timers, say) must not pile up past the cap.
+  if (++run.events > run.maxEvents && !run.finished) {
+    run.finished = true;
+    run.failWith(`the durable journal passed its cap of ${run.maxEvents} events`);
+  }
 }
 
 const ignore = () => {};
+
+/** The run ends at once (`process.exit`): what was recorded is sent on its way first. */
+export function flushNow() {
+  if (run.finished) return;
+  run.finished = true;
+  ReflectApply(PromisePrototypeThen, sync({ done: true }), [ignore, ignore]);
+}
 
 /** Before the run ends by its program, what was recorded reaches the host. */
 export function flushThen(settle) {
@@ -460,12 +490,9 @@ function pumpSoon() {
 
 function afterReplayStep() {
   run.idleTurns = 0;
-  if (run.cursor >= run.journal.length) {
-    // Calls the journal ends with can still be answered by the program's next turns.
-    schedulePump(0);
-    return;
-  }
-  if (run.journal[run.cursor].type !== 'call') schedulePump(0);
+  // The next event, or the end of the journal, is the pump's to take; a call the program's to
+  // make (the pump then counts the turns it waits).
+  schedulePump(0);
 }
 
 function pump() {
@@ -495,32 +522,34 @@ function replayStep() {
     schedulePump(1);
     return;
   }
-  run.cursor++;
-  run.now = MathMax(run.now, event.t);
   if (event.type === 'timer') {
     const timer = ReflectApply(MapPrototypeGet, run.timers, [event.id]);
-    if (timer === undefined) {
-      diverge(event, 'no such timer');
+    // Live, the earliest timer fires, at its due time (or now, if that has passed).
+    const earliest = earliestTimer();
+    if (timer === undefined || timer !== earliest || event.t !== MathMax(run.now, timer.due)) {
+      diverge(event, earliest === undefined ? 'no timer set' : `timer ${earliest.id}, due at ${MathMax(run.now, earliest.due)}`);
       return;
     }
+    run.cursor++;
+    run.now = event.t;
     // Replayed events are the journal's already: they are not recorded again.
     fire(timer, false);
+    afterReplayStep();
+    return;
+  }
+  const pending = ReflectApply(MapPrototypeGet, run.calls, [event.id]);
+  if (pending === undefined || !(event.type === 'suspended' || event.type === 'answer' || event.type === 'rejection')) {
+    diverge(event, pending === undefined ? `no call ${event.id} waiting` : 'an event of no known type');
+    return;
+  }
+  run.cursor++;
+  run.now = MathMax(run.now, event.t);
+  if (event.type === 'suspended') {
+    pending.suspended = true;
   } else {
-    const pending = ReflectApply(MapPrototypeGet, run.calls, [event.id]);
-    if (pending === undefined) {
-      diverge(event, `no call ${event.id} waiting`);
-      return;
-    }
-    if (event.type === 'suspended') {
-      pending.suspended = true;
-    } else if (event.type === 'answer' || event.type === 'rejection') {
-      ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
-      if (event.type === 'answer') pending.resolve(event.value);
-      else pending.reject(pending.makeError(event.message));
-    } else {
-      diverge(event, 'an event of no known type');
-      return;
-    }
+    ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
+    if (event.type === 'answer') pending.resolve(event.value);
+    else pending.reject(pending.makeError(event.message));
   }
   afterReplayStep();
 }

@@ -150,7 +150,10 @@ const process = {
     queueNextTick({ callback, args, snapshot: getAsyncContext() });
   },
   exit(code) {
-    op_dsh_exit(code === undefined ? 0 : NumberCtor(code) | 0);
+    const status = code === undefined ? 0 : NumberCtor(code) | 0;
+    // A durable run's journal goes to its host first; the exit itself stays immediate.
+    if (durable.isDurable()) durable.flushNow();
+    op_dsh_exit(status);
   },
 };
 
@@ -210,7 +213,7 @@ export function queueMicrotask(callback) {
     try {
       callback();
     } catch (error) {
-      op_dsh_settle_thrown_later(error);
+      settleThrownLater(error);
     }
   });
 }

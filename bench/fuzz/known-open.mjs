@@ -23,6 +23,13 @@ export const KNOWN_OPEN = [
       + 'are built in JavaScript past 2^16 elements)',
     matches: ({ program }) => /for \(const k in v\)|\{ \.\.\.v \}/.test(program),
   },
+  {
+    name: 'a typed array serialised by JSON.stringify',
+    why: 'JSON.stringify writes a typed array as an object, listing its indices in C++, one string per '
+      + 'element, and building the whole text at once; neither polls, and a 2^24-element array grew the '
+      + 'host by 650 MB at a 64 MB cap. Only a JSON.stringify of our own would reach it',
+    matches: ({ program }) => /new (Uint8|Float64)Array\(2 \*\* (24|20)\)/.test(program) && /JSON\.stringify\(v\)/.test(program),
+  },
 ]
 
 /** The name of the known open finding that `fuzzCase` shows with `problems`, if any. */

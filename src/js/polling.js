@@ -194,15 +194,39 @@ replace(Object, 'getOwnPropertyDescriptors', (native, _receiver, args) => {
 replace(Object, 'assign', (native, _receiver, args) => {
   const target = ReflectApply(native, Object, [args[0]]);
   for (let i = 1; i < args.length; i++) {
-    const length = longTypedArrayLength(args[i]);
-    if (length === 0) {
-      ReflectApply(native, Object, [target, args[i]]);
+    const source = args[i];
+    // A string source's characters are its own enumerable keys (`Object.assign({}, 'x'.repeat(2 ** 22))`
+    // copied them in C++ past the cap).
+    if (typeof source === 'string' && source.length > LONG_LISTING) {
+      for (let k = 0; k < source.length; k++) target[StringCtor(k)] = source[k];
       continue;
     }
-    const keys = typedArrayKeys(args[i], length, ENUMERABLE_STRINGS, (key) => key);
-    for (let k = 0; k < keys.length; k++) target[keys[k]] = args[i][keys[k]];
+    const length = longTypedArrayLength(source);
+    if (length === 0) {
+      ReflectApply(native, Object, [target, source]);
+      continue;
+    }
+    const keys = typedArrayKeys(source, length, ENUMERABLE_STRINGS, (key) => key);
+    for (let k = 0; k < keys.length; k++) target[keys[k]] = source[keys[k]];
   }
   return target;
+});
+
+// A long typed array's join (and so its toString and String()) in chunks of V8's own join: V8's
+// loop over every element does not poll.
+const TypedArrayPrototypeJoin = TypedArrayPrototype.join;
+const TypedArrayPrototypeSubarray = TypedArrayPrototype.subarray;
+const JOIN_CHUNK = 2 ** 16;
+replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
+  const length = longTypedArrayLength(receiver);
+  if (length === 0) return ReflectApply(native, receiver, args);
+  const separator = args[0] === undefined ? ',' : toStringStrict(args[0]);
+  let text = '';
+  for (let start = 0; start < length; start += JOIN_CHUNK) {
+    const chunk = ReflectApply(TypedArrayPrototypeSubarray, receiver, [start, start + JOIN_CHUNK]);
+    text += (start === 0 ? '' : separator) + ReflectApply(TypedArrayPrototypeJoin, chunk, [separator]);
+  }
+  return text;
 });
 
 // Spreading a long string, or Array.from of one, walks it code point by code point through an

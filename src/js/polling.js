@@ -21,6 +21,7 @@ import { LONG_LENGTH, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const MathMin = Math.min;
 const ReflectApply = Reflect.apply;
 const RangeErrorCtor = RangeError;
 const WeakMapCtor = WeakMap;
@@ -213,18 +214,30 @@ replace(Object, 'assign', (native, _receiver, args) => {
 });
 
 // A long typed array's join (and so its toString and String()) in chunks of V8's own join: V8's
-// loop over every element does not poll.
-const TypedArrayPrototypeJoin = TypedArrayPrototype.join;
-const TypedArrayPrototypeSubarray = TypedArrayPrototype.subarray;
+// loop over every element does not poll. Each chunk is a view made by the array's own intrinsic
+// constructor (`subarray` would ask the program's species, which V8's join never does).
+const typedArrayTag = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
+const typedArrayBuffer = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'buffer').get;
+const typedArrayByteOffset = ObjectGetOwnPropertyDescriptor(TypedArrayPrototype, 'byteOffset').get;
+const TYPED_ARRAYS = { __proto__: null };
+for (const TypedArray of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
+  TYPED_ARRAYS[TypedArray.name] = TypedArray;
+}
 const JOIN_CHUNK = 2 ** 16;
 replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
   const length = longTypedArrayLength(receiver);
   if (length === 0) return ReflectApply(native, receiver, args);
   const separator = args[0] === undefined ? ',' : toStringStrict(args[0]);
+  const TypedArray = TYPED_ARRAYS[ReflectApply(typedArrayTag, receiver, [])];
+  // A kind this V8 had no constructor for when the world was built: V8's own join, whole.
+  if (TypedArray === undefined) return ReflectApply(native, receiver, args);
+  const buffer = ReflectApply(typedArrayBuffer, receiver, []);
+  const offset = ReflectApply(typedArrayByteOffset, receiver, []);
   let text = '';
   for (let start = 0; start < length; start += JOIN_CHUNK) {
-    const chunk = ReflectApply(TypedArrayPrototypeSubarray, receiver, [start, start + JOIN_CHUNK]);
-    text += (start === 0 ? '' : separator) + ReflectApply(TypedArrayPrototypeJoin, chunk, [separator]);
+    const chunk = new TypedArray(buffer, offset + start * TypedArray.BYTES_PER_ELEMENT, MathMin(JOIN_CHUNK, length - start));
+    text += (start === 0 ? '' : separator) + ReflectApply(native, chunk, [separator]);
   }
   return text;
 });

@@ -16,6 +16,7 @@ const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest, op_void_async_defe
 const { createTimer, cancelTimer } = core;
 
 const ArrayPrototypePush = Array.prototype.push;
+const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
 const DatePrototypeToString = Date.prototype.toString;
 const JSONParse = JSON.parse;
@@ -24,6 +25,7 @@ const MapPrototypeDelete = Map.prototype.delete;
 const MapPrototypeGet = Map.prototype.get;
 const MapPrototypeSet = Map.prototype.set;
 const MapPrototypeValues = Map.prototype.values;
+const MathFloor = Math.floor;
 const MathMax = Math.max;
 const NumberCtor = Number;
 const ObjectDefineProperty = Object.defineProperty;
@@ -72,10 +74,12 @@ function diverge(expected, found) {
   run.failWith(`the run diverged from its journal at event ${run.cursor}: expected ${describe(expected)}, found ${found}`);
 }
 
+const hexByte = (byte) => ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, byte, [16]), [2, '0']);
+
 function hashOf(text) {
   const digest = op_dsh_digest('sha256', core.encode(text));
   let hex = '';
-  for (let i = 0; i < digest.length; i++) hex += ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, digest[i], [16]), [2, '0']);
+  for (let i = 0; i < digest.length; i++) hex += hexByte(digest[i]);
   return `sha256:${hex}`;
 }
 
@@ -168,32 +172,29 @@ function installWorld() {
   for (const name of ['parse', 'UTC']) {
     ObjectDefineProperty(VirtualDate, name, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateCtor, name) });
   }
-  ObjectDefineProperty(VirtualDate, 'now', { __proto__: null, value: { now() { return run.startTime + MathFloorOf(run.now); } }.now, writable: true, configurable: true });
+  ObjectDefineProperty(VirtualDate, 'now', { __proto__: null, value: { now() { return run.startTime + MathFloor(run.now); } }.now, writable: true, configurable: true });
   ObjectDefineProperty(DateCtor.prototype, 'constructor', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
   ObjectDefineProperty(globalThis, 'Date', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
 
   // Formatting "now" reads the host's clock inside ICU.
-  for (const name of ['format', 'formatToParts']) {
-    const native = ObjectGetOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, name);
-    if (name === 'format') {
-      ObjectDefineProperty(Intl.DateTimeFormat.prototype, name, {
-        __proto__: null,
-        ...native,
-        get: ObjectGetOwnPropertyDescriptor({ get format() {
-          const bound = ReflectApply(native.get, this, []);
-          return (date) => bound(date === undefined ? run.startTime + run.now : date);
-        } }, 'format').get,
-      });
-    } else {
-      ObjectDefineProperty(Intl.DateTimeFormat.prototype, name, {
-        __proto__: null,
-        ...native,
-        value: { formatToParts(date) {
-          return ReflectApply(native.value, this, [date === undefined ? run.startTime + run.now : date]);
-        } }.formatToParts,
-      });
-    }
-  }
+  const DateTimeFormatPrototype = Intl.DateTimeFormat.prototype;
+  const format = ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, 'format');
+  ObjectDefineProperty(DateTimeFormatPrototype, 'format', {
+    __proto__: null,
+    ...format,
+    get: ObjectGetOwnPropertyDescriptor({ get format() {
+      const bound = ReflectApply(format.get, this, []);
+      return (date) => bound(date === undefined ? run.startTime + run.now : date);
+    } }, 'format').get,
+  });
+  const formatToParts = ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, 'formatToParts');
+  ObjectDefineProperty(DateTimeFormatPrototype, 'formatToParts', {
+    __proto__: null,
+    ...formatToParts,
+    value: { formatToParts(date) {
+      return ReflectApply(formatToParts.value, this, [date === undefined ? run.startTime + run.now : date]);
+    } }.formatToParts,
+  });
 
   const PerformancePrototype = ObjectGetPrototypeOf(performance);
   ObjectDefineProperty(PerformancePrototype, 'now', {
@@ -237,7 +238,7 @@ function installWorld() {
       let text = '';
       for (let i = 0; i < 16; i++) {
         if (i === 4 || i === 6 || i === 8 || i === 10) text += '-';
-        text += ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, bytes[i], [16]), [2, '0']);
+        text += hexByte(bytes[i]);
       }
       return text;
     } }.randomUUID,
@@ -285,10 +286,6 @@ function installWorld() {
     writable: true,
     configurable: true,
   });
-}
-
-function MathFloorOf(value) {
-  return value - (value % 1);
 }
 
 // ---- the host ----
@@ -343,7 +340,7 @@ export function call(namespaceIndex, nameIndex, global, name, argsJson, makeErro
     resolve = yes;
     reject = no;
   });
-  const pending = { id, namespaceIndex, nameIndex, global, name, argsJson, makeError, resolve, reject, suspended: false, inFlight: false };
+  const pending = { id, namespaceIndex, nameIndex, global, name, argsJson, makeError, resolve, reject, suspended: false };
   if (!run.live) {
     const expected = run.journal[run.cursor];
     if (expected === undefined || expected.type !== 'call' || expected.id !== id || expected.global !== global
@@ -367,28 +364,21 @@ export function call(namespaceIndex, nameIndex, global, name, argsJson, makeErro
 }
 
 function send(pending, resumed) {
-  pending.inFlight = true;
   const answer = sync({ call: [pending.id, pending.namespaceIndex, pending.nameIndex, pending.argsJson, resumed] });
+  // The host's envelope (`V{ v | e | s }`), or a rejection of the call itself (`E"message"`: a bound
+  // on calls in flight), or the op's failure.
   ReflectApply(PromisePrototypeThen, answer, [
-    (tagged) => arrived(pending, tagged),
-    (error) => arrived(pending, `E${JSONStringifyMessage(error)}`),
+    (tagged) => {
+      const body = JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1]));
+      arrived(pending, tagged[0] === 'V' ? body : { e: body });
+    },
+    (error) => arrived(pending, { e: `${error?.message ?? error}` }),
   ]);
 }
 
-function JSONStringifyMessage(error) {
-  return op_dsh_args_json(`${error?.message ?? error}`);
-}
-
 /** The host's answer to a live call, taken when the program next has nothing else to run. */
-function arrived(pending, tagged) {
-  pending.inFlight = false;
+function arrived(pending, envelope) {
   if (run.finished) return;
-  let envelope;
-  if (tagged[0] === 'V') {
-    envelope = JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1]));
-  } else {
-    envelope = { e: JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1])) };
-  }
   if ('s' in envelope) {
     pending.suspended = true;
     record({ type: 'suspended', id: pending.id, args: JSONParse(pending.argsJson), payload: envelope.s });
@@ -577,16 +567,16 @@ function goLive() {
 function liveStep() {
   const timer = earliestTimer();
   const arrival = run.arrivals[0];
+  // A replay has nothing but the journal: once it is spent, no timer waits for its time.
   const now = run.replayOnly ? Infinity : liveNow();
   if (arrival !== undefined && (timer === undefined || arrival.at <= timer.due)) {
-    run.arrivals = ReflectApply(Array.prototype.slice, run.arrivals, [1]);
+    ReflectApply(ArrayPrototypeShift, run.arrivals, []);
     run.now = MathMax(run.now, arrival.at);
     deliver(arrival.pending, arrival.envelope);
     schedulePump(0);
     return;
   }
-  if (timer !== undefined && (timer.due <= now || run.replayOnly)) {
-    // A replay only has the journal's events: its timers past the journal wait for nothing.
+  if (timer !== undefined && timer.due <= now) {
     if (run.replayOnly) {
       diverge(undefined, `timer ${timer.id} due`);
       return;

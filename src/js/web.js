@@ -282,42 +282,19 @@ let inputInFlight = 0;
 let waitingFirst = null;
 let waitingLast = null;
 
-/** The bytes of an ArrayBuffer or a view; 0 for anything else. */
-function bufferBytes(value) {
-  if (value === null || typeof value !== 'object') return 0;
+/** A Uint8Array over an ArrayBuffer's or a view's bytes; null for anything else. */
+function bytesOf(value) {
+  if (value === null || typeof value !== 'object') return null;
   try {
-    if (!ArrayBufferIsView(value)) return ArrayBufferPrototypeGetByteLength(value);
+    if (!ArrayBufferIsView(value)) return new Uint8Array(value, 0, ArrayBufferPrototypeGetByteLength(value));
     try {
-      return TypedArrayPrototypeGetByteLength(value);
+      return new Uint8Array(TypedArrayPrototypeGetBuffer(value), TypedArrayPrototypeGetByteOffset(value), TypedArrayPrototypeGetByteLength(value));
     } catch {
-      return DataViewPrototypeGetByteLength(value);
+      return new Uint8Array(DataViewPrototypeGetBuffer(value), DataViewPrototypeGetByteOffset(value), DataViewPrototypeGetByteLength(value));
     }
   } catch {
-    return 0;
+    return null;
   }
-}
-
-/** A copy in the heap of an ArrayBuffer's or a view's bytes, as deno_crypto would take them now. */
-function heapCopy(value) {
-  let buffer = value;
-  let offset = 0;
-  let length;
-  if (!ArrayBufferIsView(value)) {
-    length = ArrayBufferPrototypeGetByteLength(value);
-  } else {
-    try {
-      buffer = TypedArrayPrototypeGetBuffer(value);
-      offset = TypedArrayPrototypeGetByteOffset(value);
-      length = TypedArrayPrototypeGetByteLength(value);
-    } catch {
-      buffer = DataViewPrototypeGetBuffer(value);
-      offset = DataViewPrototypeGetByteOffset(value);
-      length = DataViewPrototypeGetByteLength(value);
-    }
-  }
-  const copy = new Uint8Array(length);
-  TypedArrayPrototypeSet(copy, new Uint8Array(buffer, offset, length));
-  return copy;
 }
 
 function fits(bytes, costly) {
@@ -344,8 +321,13 @@ function guard(method, prepare) {
       } catch (error) {
         return PromiseReject(error);
       }
+      // No prototype: a setter a program put on Array.prototype never sees these.
+      const buffers = { __proto__: null };
       let bytes = 0;
-      for (let i = 0; i < args.length; i++) bytes += bufferBytes(args[i]);
+      for (let i = 0; i < args.length; i++) {
+        buffers[i] = bytesOf(args[i]);
+        if (buffers[i] !== null) bytes += TypedArrayPrototypeGetByteLength(buffers[i]);
+      }
       const call = () => {
         if (costly) costlyInFlight++;
         inputInFlight += bytes;
@@ -365,8 +347,12 @@ function guard(method, prepare) {
         return promise;
       };
       if (waitingFirst === null && fits(bytes, costly)) return call();
+      // A copy in the heap, as deno_crypto would take it now.
       for (let i = 0; i < args.length; i++) {
-        if (bufferBytes(args[i]) > 0) args[i] = heapCopy(args[i]);
+        const length = buffers[i] === null ? 0 : TypedArrayPrototypeGetByteLength(buffers[i]);
+        if (length === 0) continue;
+        args[i] = new Uint8Array(length);
+        TypedArrayPrototypeSet(args[i], buffers[i]);
       }
       return new Promise((resolve) => {
         const waiting = { __proto__: null, bytes, costly, start: () => resolve(call()), next: null };

@@ -87,7 +87,10 @@ async function durable(own, request, { options, journal, resolutions, resuming =
   // What the isolate sent just before it ended (process.exit) may still be on its way.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
   const completed = !(attempt.suspended && attempt.failure === undefined)
-  const recorded = replayOnly ? attempt.base : attempt.journal(settled.usage.busyMs, completed)
+  // A replay gives its journal back as it was given (re-signed to the same signature).
+  const recorded = replayOnly
+    ? attempt.journal(attempt.base.spentMs, attempt.base.completed)
+    : attempt.journal(settled.usage.busyMs, completed)
   const usage = settled.usage && { ...settled.usage, replayMs: attempt.replayMs }
   if (!completed) {
     return { status: 'suspended', journal: recorded, pending: pendingOf(recorded), logs: settled.logs, usage }

@@ -106,6 +106,7 @@ function checkEvent(event, index, previousTime) {
 /**
  * Checks a journal given back by a caller against this request and these options, before anything
  * runs: its format, version, runtime, program, binding names, scope, signature, caps and events.
+ * Returns it as read, without its signature, and the bytes of its events.
  */
 function checkJournal(given, request, checked) {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) throw refused('not a journal object')
@@ -129,12 +130,13 @@ function checkJournal(given, request, checked) {
   } catch {
     throw refused('its events cannot be read')
   }
-  if (Buffer.byteLength(text) > checked.maxBytes) throw refused(`its events pass ${checked.maxBytes} bytes`)
+  const eventBytes = Buffer.byteLength(text)
+  if (eventBytes > checked.maxBytes) throw refused(`its events pass ${checked.maxBytes} bytes`)
   const { signature, ...body } = journal
   if (checked.secret !== undefined) {
     const expected = Buffer.from(sign(body, checked.secret))
-    const given = Buffer.from(typeof signature === 'string' ? signature : '')
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused('its signature does not match')
+    const presented = Buffer.from(typeof signature === 'string' ? signature : '')
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw refused('its signature does not match')
   } else if (signature !== undefined) {
     throw refused('it is signed, and no secret was given to check it')
   }
@@ -144,11 +146,11 @@ function checkJournal(given, request, checked) {
   if (!Number.isSafeInteger(journal.startTime)) throw refused('its start time is not valid')
   if (typeof journal.spentMs !== 'number' || !(journal.spentMs >= 0)) throw refused('its spent time is not valid')
   let previousTime = 0
-  journal.events.forEach((event, index) => {
+  body.events.forEach((event, index) => {
     checkEvent(event, index, previousTime)
     previousTime = event.t
   })
-  return journal
+  return { journal: body, eventBytes }
 }
 
 /** The calls a journal leaves waiting for a resolution: `{ id, global, name, args, payload }`. */
@@ -167,19 +169,23 @@ export function pendingOf(journal) {
   })
 }
 
+/** The control namespace's answer to a call the program's binding rejects with `message`. */
+const rejection = (message) => `V${JSON.stringify({ e: message })}`
+
 /**
  * One attempt of a durable run: the plan for the isolate's start, the host's end of the control
  * namespace, and the journal it grows.
  */
 export class DurableAttempt {
-  constructor({ request, options, journal, resolutions, replayOnly }) {
+  constructor({ request, options, journal, replayOnly }) {
     const checked = checkOptions(options)
-    if (journal !== undefined) journal = checkJournal(journal, request, checked)
+    const given = journal === undefined ? undefined : checkJournal(journal, request, checked)
     this.checked = checked
     this.request = request
     this.replayOnly = replayOnly
-    this.resolutions = resolutions ?? new Map()
-    this.base = journal ?? {
+    /** Pending id to the caller's resolution, set by `resume` once they are checked. */
+    this.resolutions = new Map()
+    this.base = given?.journal ?? {
       format: JOURNAL_FORMAT,
       version: JOURNAL_VERSION,
       runtime: RUNTIME_VERSION,
@@ -195,7 +201,7 @@ export class DurableAttempt {
       events: [],
     }
     this.events = [...this.base.events]
-    this.bytes = Buffer.byteLength(canonical(this.events))
+    this.bytes = given?.eventBytes ?? 2
     this.payloads = new Map(pendingOf(this.base).map(({ id, payload }) => [id, payload]))
     this.suspended = false
     this.failure = undefined
@@ -257,12 +263,12 @@ export class DurableAttempt {
     }
     if (message?.call === undefined) return 'Vnull'
     // An attempt that has failed calls no more bindings.
-    if (this.failure !== undefined) return `V${JSON.stringify({ e: this.failure })}`
+    if (this.failure !== undefined) return rejection(this.failure)
     return this.serve(message.call)
   }
 
   async serve([id, namespaceIndex, nameIndex, argsJson, again]) {
-    if (this.replayOnly) return `V${JSON.stringify({ e: 'a replay calls no binding' })}`
+    if (this.replayOnly) return rejection('a replay calls no binding')
     let outcome
     if (again) {
       // A call that waited for approval: called again only once the caller has resolved it.
@@ -272,20 +278,19 @@ export class DurableAttempt {
     } else {
       outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson)
     }
-    if ('failure' in outcome) return `V${JSON.stringify({ e: outcome.failure })}`
+    if ('failure' in outcome) return rejection(outcome.failure)
     if (outcome.value instanceof Suspension) {
       this.payloads.set(id, outcome.value.payload)
       return `V{"s":${losslessJsonText(outcome.value.payload)}}`
     }
     const json = losslessJsonText(outcome.value)
-    if (json === undefined) return `V${JSON.stringify({ e: 'binding resolution must be lossless JSON' })}`
+    if (json === undefined) return rejection('binding resolution must be lossless JSON')
     return `V{"v":${json}}`
   }
 
   /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
   journal(spentMs, completed) {
-    const body = { ...this.base, events: this.events, spentMs, completed, scopeHash: this.checked.scopeHash }
-    delete body.signature
+    const body = { ...this.base, events: this.events, spentMs, completed }
     return this.checked.secret === undefined ? body : { ...body, signature: sign(body, this.checked.secret) }
   }
 }

@@ -5,6 +5,14 @@ const tools = (functions) => [{ global: 'tools', functions, errorClass: { name: 
 const ms = (start) => performance.now() - start
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+const RETURN_1 = { program: 'return 1', bindings: [] }
+
+/** One `return 1`, `gapMs` after the last round: how long the pool and its threads sat idle. */
+const returnOneAfter = (gapMs) => async ({ runtime }) => {
+  await sleep(gapMs)
+  return { value: await timed(runtime, RETURN_1) }
+}
+
 async function timed(runtime, request) {
   const start = performance.now()
   const result = await runtime.run(request)
@@ -39,7 +47,7 @@ export const WORKLOADS = [
     name: 'return 1 (prepared isolate)',
     unit: 'ms',
     rounds: 150,
-    measure: ({ runtime }) => timed(runtime, { program: 'return 1', bindings: [] }).then((value) => ({ value })),
+    measure: ({ runtime }) => timed(runtime, RETURN_1).then((value) => ({ value })),
   },
   {
     name: 'return 1, cold (no prepared isolate)',
@@ -48,7 +56,7 @@ export const WORKLOADS = [
     versus: 'reference',
     measure: async ({ runtime, native }, side) => {
       // The peers have no prepared-isolate pool to bypass: their ordinary run is their cold one.
-      if (side !== 'ours') return { value: await timed(runtime, { program: 'return 1', bindings: [] }) }
+      if (side !== 'ours') return { value: await timed(runtime, RETURN_1) }
       const start = performance.now()
       await new native.NativeRun().start({
         program: 'return 1', params: ['console'], namespacesJson: '[]', computeMs: 60_000, maxWallMs: 600_000,
@@ -61,10 +69,7 @@ export const WORKLOADS = [
     name: 'return 1, runs 5 ms apart',
     unit: 'ms',
     rounds: 60,
-    measure: async ({ runtime }) => {
-      await sleep(5)
-      return { value: await timed(runtime, { program: 'return 1', bindings: [] }) }
-    },
+    measure: returnOneAfter(5),
   },
   {
     // The pool cannot refill between runs: each waits for an isolate being prepared.
@@ -73,7 +78,7 @@ export const WORKLOADS = [
     rounds: 15,
     measure: async ({ runtime }) => {
       const values = []
-      for (let i = 0; i < 10; i++) values.push(await timed(runtime, { program: 'return 1', bindings: [] }))
+      for (let i = 0; i < 10; i++) values.push(await timed(runtime, RETURN_1))
       return { value: values }
     },
   },
@@ -82,10 +87,7 @@ export const WORKLOADS = [
     name: 'return 1, idle host (30 ms gaps)',
     unit: 'ms',
     rounds: 40,
-    measure: async ({ runtime }) => {
-      await sleep(30)
-      return { value: await timed(runtime, { program: 'return 1', bindings: [] }) }
-    },
+    measure: returnOneAfter(30),
   },
   {
     name: 'burst of 20 concurrent return 1',
@@ -94,7 +96,7 @@ export const WORKLOADS = [
     measure: async ({ runtime }) => {
       await sleep(30)
       const start = performance.now()
-      await Promise.all(Array.from({ length: 20 }, () => timed(runtime, { program: 'return 1', bindings: [] })))
+      await Promise.all(Array.from({ length: 20 }, () => timed(runtime, RETURN_1)))
       return { value: ms(start) }
     },
   },

@@ -24,8 +24,12 @@ use crate::engine::pool::{Pool, Spawner};
 /// thread, so busy time counts all of it, and no background thread of V8 ever asks for a
 /// collection: in this V8, a background request of one kind while another kind is pending trips
 /// `CHECK(GetTimerForCollectionRequest(kind).IsStarted())` and aborts the host (seen once here
-/// with 16 MB heap caps; fixed upstream in `CollectionBarrier::TryRequestGC`).
-pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-memory-pool-share-memory-on-teardown";
+/// with 16 MB heap caps; fixed upstream in `CollectionBarrier::TryRequestGC`). Background
+/// compilers allocate through `LocalFactory`, so concurrent recompilation stays off too.
+/// `--no-maglev-osr`: without concurrent recompilation, a loop that entered Maglev by on-stack
+/// replacement never moves on to Turbofan, and ran 40% slower than Node's V8; a hot loop now goes
+/// to Turbofan, whose loops poll for termination on every iteration.
+pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-maglev-osr --no-memory-pool-share-memory-on-teardown";
 
 /// Stack of each isolate thread: V8's own limit (984 KiB) ends deep recursion with a
 /// `RangeError` well before the thread's native stack runs out; the rest (only the pages used are

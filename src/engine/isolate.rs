@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::Poll;
 use std::time::Duration;
 
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
@@ -228,7 +229,7 @@ impl PreparedIsolate {
       tokio::select! {
         biased;
         () = shared.stopped.notified() => {}
-        polled = js.run_event_loop(PollEventLoopOptions::default()) => {
+        polled = spin_for_answers(shared, js.run_event_loop(PollEventLoopOptions::default())) => {
           let ending = match polled {
             Ok(()) => RunShared::failure(FailureKind::Exception, NEVER_SETTLES),
             Err(error) => RunShared::failure(FailureKind::Exception, &error.to_string()),
@@ -241,6 +242,26 @@ impl PreparedIsolate {
     shared.record_heap_peak(heap + buffers.peak());
     js
   }
+}
+
+/// Polls `event_loop`; when it waits on one binding call whose answer should come soon, spins for it
+/// before letting the thread park (see `AnswerWait`). Calls made together are not spun for: their
+/// answers come in a batch, and a spinning thread would take a core from the host answering them.
+async fn spin_for_answers<T>(shared: &RunShared, event_loop: impl Future<Output = T>) -> T {
+  let mut event_loop = std::pin::pin!(event_loop);
+  std::future::poll_fn(|cx| loop {
+    let seen = shared.answer_wait.answers();
+    if let Poll::Ready(done) = event_loop.as_mut().poll(cx) {
+      return Poll::Ready(done);
+    }
+    let Some(limit) = shared.answer_wait.spin_limit() else {
+      return Poll::Pending;
+    };
+    if shared.is_finished() || shared.calls_awaiting() != 1 || !shared.answer_wait.spin(seen, limit) {
+      return Poll::Pending;
+    }
+  })
+  .await
 }
 
 /// The world's `start` function, as its entry module (or the snapshot) left it.

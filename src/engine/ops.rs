@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
+use std::time::Instant;
 
 use deno_core::{JsBuffer, JsRuntime, OpState, op2, v8};
 use deno_error::JsErrorBox;
@@ -192,12 +193,14 @@ pub async fn op_dsh_binding_call(
     return Ok(rejection(message));
   }
   let (call, answer) = shared.wait_for_answer();
+  let sent = Instant::now();
   if !dispatch.send(call, namespace, name, args_json) {
     shared.release_binding_call(argument_bytes);
     return Err(JsErrorBox::generic("the host is no longer taking binding calls"));
   }
   shared.binding_call_started();
   let answer = answer.await;
+  shared.answer_wait.observe(sent.elapsed());
   shared.binding_call_ended();
   shared.release_binding_call(argument_bytes);
   let answer = answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))?;

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use deno_core::v8;
 use tokio::sync::{Notify, oneshot};
 
+use crate::limits::answer_wait::AnswerWait;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::{Limit, Limits};
 use crate::limits::calls_in_flight::CallsInFlight;
@@ -151,6 +152,7 @@ pub struct RunShared {
   clock: Mutex<Option<CpuClock>>,
   meter: Mutex<UsageMeter>,
   calls: Mutex<WaitingCalls>,
+  pub answer_wait: AnswerWait,
   pub(crate) stopped: Notify,
   /// Hands the result to the caller; taken by whichever side delivers first.
   deliver: Mutex<Option<Deliver>>,
@@ -177,6 +179,7 @@ impl RunShared {
       clock: Mutex::new(None),
       meter: Mutex::new(UsageMeter::default()),
       calls: Mutex::new(WaitingCalls::default()),
+      answer_wait: AnswerWait::default(),
       stopped: Notify::new(),
       deliver: Mutex::new(Some(deliver)),
       thread: Mutex::new(None),
@@ -269,7 +272,13 @@ impl RunShared {
     let sender = crate::lock(&self.calls).waiting.remove(&call);
     if let Some(sender) = sender {
       let _ = sender.send(tagged);
+      self.answer_wait.answered();
     }
+  }
+
+  /// Binding calls awaiting the host's answer.
+  pub fn calls_awaiting(&self) -> usize {
+    crate::lock(&self.calls).waiting.len()
   }
 
   pub fn binding_call_started(&self) {

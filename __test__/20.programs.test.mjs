@@ -251,6 +251,11 @@ describe('completion', () => {
       shared: [{ s: 1 }, { s: 1 }], nullProto: { k: 'v' }, proto: JSON.parse('{"__proto__": 1}'), toJSON: false })
   })
 
+  test('a long array comes back exactly', async () => {
+    const result = await run('return Array.from({ length: 70000 }, (_, i) => i % 7)')
+    assert.deepStrictEqual(result, { logs: [], value: Array.from({ length: 70000 }, (_, i) => i % 7) })
+  })
+
   test('toJSON is ignored: a value is read, never converted', async () => {
     assert.deepStrictEqual(await run('return { a: 1, toJSON: undefined }'), { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } })
     assert.deepStrictEqual(await run('return { a: 1, toJSON() { return 2 } }'), { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } })
@@ -264,7 +269,13 @@ describe('completion', () => {
       'new Proxy({}, {})', 'new Proxy([], {})', '(() => { const a = []; a.push(a); return a })()',
       '(() => { const o = {}; o.o = { o }; return o })()', 'Object.setPrototypeOf({}, Array.prototype)',
       'Object.setPrototypeOf([], Object.prototype)', 'Object.setPrototypeOf({}, Object.create(Object.prototype))',
-      '{ get boom() { throw new Error("getter") } }', 'new Error("e")', '/x/', '{ p: Promise.resolve(1) }']
+      '{ get boom() { throw new Error("getter") } }', 'new Error("e")', '/x/', '{ p: Promise.resolve(1) }',
+      // Past 2^16 elements an array's indices are checked one by one: a hole, even one its prototype
+      // fills, and a decoration, hidden or not, are still refused.
+      '(() => { const a = Array(70000).fill(1); delete a[69999]; return a })()',
+      '(() => { const a = Array(70000).fill(1); delete a[5]; Array.prototype[5] = 1; return a })()',
+      'Object.assign(Array(70000).fill(1), { x: 1 })', 'Object.defineProperty(Array(70000).fill(1), "y", { value: 1 })',
+      '[...Array(69999).fill(1), undefined]']
     for (const expression of lossy.slice(1)) {
       const result = await run(`return ${expression}`)
       assert.deepStrictEqual(result, { logs: [], error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' } }, expression)

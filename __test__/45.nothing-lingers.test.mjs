@@ -47,6 +47,14 @@ for (const [name, program] of Object.entries(LOOPS)) {
   })
 }
 
+test('a run stopped while its 2M-element result is read leaves within 250 ms', async () => {
+  // V8 listed the array's indices in one call that took a second and nothing could stop.
+  const result = await runtime.run({ program: "const a = Array.from({ length: 2e6 }, () => 'ab'); return a", bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], error: { kind: 'timeout', message: 'compute budget exhausted (500ms busy)' } })
+  const left = await msUntilNoRunIsLeft(250)
+  assert.notEqual(left, null, `the run's thread was still inside it 250 ms after it settled: ${JSON.stringify(native.runawayThreads())}`)
+})
+
 test('the wrappers keep the built-ins\' names, lengths and receivers', async () => {
   const result = await runtime.run({ program: `return [
     String.prototype.normalize.name, String.prototype.normalize.length, String.prototype.localeCompare.length,

@@ -12,6 +12,9 @@ use crate::output::json_text::push_json_string;
 /// Values visited between two checks whether the run has ended.
 const STOP_CHECK_INTERVAL: u32 = 4096;
 
+/// Arrays up to this length have their indices counted in one uninterruptible listing.
+const SHORT_ARRAY: u32 = 1 << 16;
+
 /// Why a value could not be written.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Refusal {
@@ -34,6 +37,8 @@ enum Frame<'s> {
     array: v8::Local<'s, v8::Array>,
     length: u32,
     next: u32,
+    /// Whether each index is to be checked as it is written (a long array: see `write_value`).
+    check_each: bool,
   },
   Object {
     object: v8::Local<'s, v8::Object>,
@@ -122,12 +127,20 @@ pub fn to_json_text<'s>(
     }
     let Some(frame) = stack.last_mut() else { break };
     let next_value = match frame {
-      Frame::Array { array, length, next } => {
+      Frame::Array {
+        array,
+        length,
+        next,
+        check_each,
+      } => {
         if *next == *length {
           None
         } else {
           if *next > 0 {
             out.push(",");
+          }
+          if *check_each && !has_own_index(scope, *array, *next) {
+            return Err(Refusal::NotLossless);
           }
           let element = array.get_index(scope, *next);
           *next += 1;
@@ -209,16 +222,37 @@ fn write_value<'s>(
       return Err(Refusal::NotLossless);
     }
     let length = array.length();
-    // Dense and undecorated: exactly the indices and `length`, nothing else, hidden or not.
-    let own = own_keys(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES)?;
-    if own.length() != length.checked_add(1).ok_or(Refusal::NotLossless)? {
+    // Undecorated: no own key but the indices and `length`, hidden or not.
+    let named = own_keys(
+      scope,
+      array.into(),
+      v8::PropertyFilter::ALL_PROPERTIES,
+      v8::IndexFilter::SkipIndices,
+    )?;
+    if named.length() != 1 {
       return Err(Refusal::NotLossless);
+    }
+    // Dense: every index its own. A short array's indices are counted in one listing; a long
+    // one's are checked one by one as they are written, between the walk's checks for the run's
+    // end: V8 lists 2M indices in a second that nothing can interrupt.
+    let check_each = length > SHORT_ARRAY;
+    if !check_each {
+      let own = own_keys(
+        scope,
+        array.into(),
+        v8::PropertyFilter::ALL_PROPERTIES,
+        v8::IndexFilter::IncludeIndices,
+      )?;
+      if own.length() != length + 1 {
+        return Err(Refusal::NotLossless);
+      }
     }
     out.push("[");
     return Ok(Some(Frame::Array {
       array,
       length,
       next: 0,
+      check_each,
     }));
   } else {
     let object: v8::Local<v8::Object> = value.try_cast().map_err(|_| Refusal::NotLossless)?;
@@ -226,11 +260,17 @@ fn write_value<'s>(
     if !prototype.is_null() && prototype != v8::Local::<v8::Value>::from(object_prototype) {
       return Err(Refusal::NotLossless);
     }
-    let all = own_keys(scope, object, v8::PropertyFilter::ALL_PROPERTIES)?;
+    let all = own_keys(
+      scope,
+      object,
+      v8::PropertyFilter::ALL_PROPERTIES,
+      v8::IndexFilter::IncludeIndices,
+    )?;
     let keys = own_keys(
       scope,
       object,
       v8::PropertyFilter::ONLY_ENUMERABLE | v8::PropertyFilter::SKIP_SYMBOLS,
+      v8::IndexFilter::IncludeIndices,
     )?;
     // A symbol or non-enumerable key would be silently dropped by JSON: refuse instead.
     if all.length() != keys.length() {
@@ -250,18 +290,29 @@ fn own_keys<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   object: v8::Local<'s, v8::Object>,
   property_filter: v8::PropertyFilter,
+  index_filter: v8::IndexFilter,
 ) -> Result<v8::Local<'s, v8::Array>, Refusal> {
+  // `get_property_names`: the `own` variant's binding drops the mode and index filter.
   object
-    .get_own_property_names(
+    .get_property_names(
       scope,
       v8::GetPropertyNamesArgs {
         mode: v8::KeyCollectionMode::OwnOnly,
         property_filter,
-        index_filter: v8::IndexFilter::IncludeIndices,
+        index_filter,
         key_conversion: v8::KeyConversionMode::ConvertToString,
       },
     )
     .ok_or(Refusal::NotLossless)
+}
+
+/// Whether `array` has an own element at `index` (a hole reads through to the prototypes).
+fn has_own_index<'s>(scope: &mut v8::PinScope<'s, '_>, array: v8::Local<'s, v8::Array>, index: u32) -> bool {
+  let key = v8::Integer::new_from_unsigned(scope, index);
+  key
+    .to_string(scope)
+    .and_then(|key| array.has_own_property(scope, key.into()))
+    == Some(true)
 }
 
 /// Containers whose state JSON cannot carry, whatever their prototype says.

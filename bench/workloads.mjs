@@ -161,6 +161,34 @@ export const WORKLOADS = [
     },
   },
   {
+    // What #21 asks for: resident memory while 200 runs all await a binding, once they all do
+    // (`run` starts 128 at once: its share is taken over those awaiting after 3 s).
+    name: 'resident memory per run, 200 concurrent runs awaiting a binding',
+    unit: 'MB',
+    rounds: 3,
+    measure: async ({ runtime }) => {
+      globalThis.gc?.()
+      await sleep(100)
+      const baseline = process.memoryUsage().rss
+      const runs = 200
+      let arrived = 0
+      let release
+      const released = new Promise((resolve) => { release = resolve })
+      let allAwaiting
+      const awaiting = new Promise((resolve) => { allAwaiting = resolve })
+      const wait = () => { if (++arrived === runs) allAwaiting(); return released.then(() => 1) }
+      const settled = Promise.all(Array.from({ length: runs }, () =>
+        timed(runtime, { program: 'return await tools.wait({})', bindings: tools({ wait }) })))
+      await Promise.race([awaiting, sleep(3000)])
+      await sleep(200)
+      const resident = process.memoryUsage().rss
+      const counted = arrived
+      release()
+      await settled
+      return { value: (resident - baseline) / 2 ** 20 / counted }
+    },
+  },
+  {
     // The time between one host invocation and the next is one whole round trip: the answer back
     // to the program, and its next call out. Every interval is a sample.
     name: 'binding round trip (10 000 sequential calls)',

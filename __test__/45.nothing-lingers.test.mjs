@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { setup, sleep } from './helpers.mjs'
+import { setup, sleep, tools } from './helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -47,6 +47,31 @@ for (const [name, program] of Object.entries(LOOPS)) {
   })
 }
 
+test('Object.fromEntries of a long array stops with its run, and its thread leaves within 250 ms', async () => {
+  // Stopped 50 ms into the first call, which took V8 about 800 ms without polling.
+  const controller = new AbortController()
+  const ready = () => { setTimeout(() => controller.abort('stopped by the caller'), 50); return 1 }
+  const result = await runtime.run({
+    program: 'const e = Array.from({ length: 3e6 }, (_, i) => [i, i]); await tools.ready({}); for (;;) Object.fromEntries(e)',
+    bindings: tools({ ready }),
+    signal: controller.signal,
+  })
+  assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'stopped by the caller' } })
+  const left = await msUntilNoRunIsLeft(250)
+  assert.notEqual(left, null, `the run's thread was still inside it 250 ms after it settled: ${JSON.stringify(native.runawayThreads())}`)
+})
+
+test('Object.fromEntries past 2^16 entries gives what V8\'s does, errors included', async () => {
+  const result = await runtime.run({ program: `const m = (f) => { try { return f() } catch (e) { return e.name + ': ' + e.message } }
+const long = Array.from({ length: 70000 }, (_, i) => ['k' + i, i])
+const o = Object.fromEntries([...long, [{ toString() { return '__proto__' } }, 1]])
+return [Object.keys(o).length, o.k69999, Object.getPrototypeOf(o) === Object.prototype, Object.hasOwn(o, '__proto__'),
+  m(() => Object.fromEntries([5])), m(() => Object.fromEntries([...long, 5])),
+  m(() => Object.fromEntries([Symbol('s')])), m(() => Object.fromEntries([...long, Symbol('s')])), Object.fromEntries.length]`, bindings: [] })
+  const notEntry = (shown) => `TypeError: Iterator value ${shown} is not an entry object`
+  assert.deepStrictEqual(result, { logs: [], value: [70001, 69999, true, true, notEntry(5), notEntry(5), notEntry('Symbol(s)'), notEntry('Symbol(s)'), 1] })
+})
+
 test('a run stopped while its 2M-element result is read leaves within 250 ms', async () => {
   // V8 listed the array's indices in one call that took a second and nothing could stop.
   const result = await runtime.run({ program: "const a = Array.from({ length: 2e6 }, () => 'ab'); return a", bindings: [] })
@@ -81,6 +106,22 @@ return out`, bindings: [] })
   assert.deepStrictEqual(result, { logs: [], value: [limit('String.prototype.normalize'), limit('String.prototype.toUpperCase'),
     limit('String.prototype.toLocaleLowerCase'), limit('String.prototype.localeCompare'), limit('Intl.Collator.prototype.compare'),
     limit('Intl.Segmenter.prototype.segment'), 2 ** 24] })
+})
+
+test('the ICU copies Segments objects keep count against the heap cap, and go with them', async () => {
+  const { runtime: small, dispose: disposeSmall } = await setup({ maxOldGenerationSizeMb: 16, computeMs: 20_000 })
+  // Each of these keeps 2 MB of ICU's copy; 64 of them held 128 MB outside a 16 MB cap.
+  const result = await small.run({ program: `const text = 'x'.repeat(2 ** 20), kept = []
+let refusal
+try { for (let i = 0; i < 64; i++) kept.push(new Intl.Segmenter().segment(text)) } catch (e) { refusal = e.name + ': ' + e.message }
+kept.length = 0
+let dropped = 0
+for (let i = 0; i < 64; i++) dropped += new Intl.Segmenter().segment(text).containing(5).index
+return [refusal, dropped, [...new Intl.Segmenter('en', { granularity: 'word' }).segment('a bc')].map((s) => s.segment)]`, bindings: [] })
+  await disposeSmall()
+  assert.deepStrictEqual(result, { logs: [], value: [
+    "RangeError: Intl.Segmenter.prototype.segment: ICU's copies of the texts being segmented would pass the run's heap cap",
+    320, ['a', ' ', 'bc']] })
 })
 
 test('a query of more than 65536 parameters is refused before any is parsed', async () => {

@@ -30,6 +30,22 @@ export const KNOWN_OPEN = [
       + 'host by 650 MB at a 64 MB cap. Only a JSON.stringify of our own would reach it',
     matches: ({ program }) => /new (Uint8|Float64)Array\(2 \*\* (24|20)\)/.test(program) && /JSON\.stringify\(v\)/.test(program),
   },
+  {
+    name: 'a loop that throws from syntax',
+    why: 'a spread of a value that is not iterable throws from V8\'s runtime, which re-parses the '
+      + 'function to name the call site in the message: no JavaScript function is entered, and the '
+      + 'loop\'s back edge polls only when its tiering budget runs out, so the thread stays 200-400 ms '
+      + 'past its run\'s end (seed 12)',
+    matches: ({ program }, problems) => /\[\.\.\.v\]/.test(program) && problems.every((problem) => problem.includes('still running')),
+  },
+  {
+    name: 'a flood of binding calls with large arguments',
+    why: 'each call\'s arguments (1.5 MB of JSON here) are parsed on the host\'s event loop, which '
+      + 'delivers the run\'s ending only after the calls sent before it: it settled up to 180 ms past '
+      + 'its stop plus grace (seed 12)',
+    matches: ({ program }, problems) => /for \(;;\) \{ try \{ tools\.echo\(v\) \}/.test(program)
+      && problems.every((problem) => problem.startsWith('settled at')),
+  },
 ]
 
 /** The name of the known open finding that `fuzzCase` shows with `problems`, if any. */

@@ -222,30 +222,19 @@ fn write_value<'s>(
       return Err(Refusal::NotLossless);
     }
     let length = array.length();
-    // Undecorated: no own key but the indices and `length`, hidden or not.
-    let named = own_keys(
-      scope,
-      array.into(),
-      v8::PropertyFilter::ALL_PROPERTIES,
-      v8::IndexFilter::SkipIndices,
-    )?;
-    if named.length() != 1 {
-      return Err(Refusal::NotLossless);
-    }
-    // Dense: every index its own. A short array's indices are counted in one listing; a long
-    // one's are checked one by one as they are written, between the walk's checks for the run's
+    // Dense and undecorated: exactly the indices and `length`, nothing else, hidden or not. A short
+    // array's own keys are counted in one listing. A long one's are listed without its indices,
+    // which are checked one by one as they are written, between the walk's checks for the run's
     // end: V8 lists 2M indices in a second that nothing can interrupt.
     let check_each = length > SHORT_ARRAY;
-    if !check_each {
-      let own = own_keys(
-        scope,
-        array.into(),
-        v8::PropertyFilter::ALL_PROPERTIES,
-        v8::IndexFilter::IncludeIndices,
-      )?;
-      if own.length() != length + 1 {
-        return Err(Refusal::NotLossless);
-      }
+    let (index_filter, own_key_count) = if check_each {
+      (v8::IndexFilter::SkipIndices, 1)
+    } else {
+      (v8::IndexFilter::IncludeIndices, length + 1)
+    };
+    let own = own_keys(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES, index_filter)?;
+    if own.length() != own_key_count {
+      return Err(Refusal::NotLossless);
     }
     out.push("[");
     return Ok(Some(Frame::Array {

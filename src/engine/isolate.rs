@@ -12,6 +12,7 @@ use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
 use crate::engine::ops::{RunContext, start_key};
+use crate::limits::answer_wait::MAX_SPIN;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
@@ -254,10 +255,8 @@ async fn spin_for_answers<T>(shared: &RunShared, event_loop: impl Future<Output 
     if let Poll::Ready(done) = event_loop.as_mut().poll(cx) {
       return Poll::Ready(done);
     }
-    let Some(limit) = shared.answer_wait.spin_limit() else {
-      return Poll::Pending;
-    };
-    if shared.is_finished() || shared.calls_awaiting() != 1 || !shared.answer_wait.spin(seen, limit) {
+    let wait = &shared.answer_wait;
+    if !wait.worth_spinning() || shared.is_finished() || shared.calls_awaiting() != 1 || !wait.spin(seen, MAX_SPIN) {
       return Poll::Pending;
     }
   })

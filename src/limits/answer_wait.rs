@@ -39,10 +39,9 @@ impl AnswerWait {
     self.recent_nanos.store(next.max(1), Ordering::Relaxed);
   }
 
-  /// How long to spin for an answer now: `MAX_SPIN` while recent answers came within it.
-  pub fn spin_limit(&self) -> Option<Duration> {
-    let recent = Duration::from_nanos(self.recent_nanos.load(Ordering::Relaxed));
-    (recent <= MAX_SPIN).then_some(MAX_SPIN)
+  /// Whether to spin for an answer now: while recent answers came within `MAX_SPIN`.
+  pub fn worth_spinning(&self) -> bool {
+    Duration::from_nanos(self.recent_nanos.load(Ordering::Relaxed)) <= MAX_SPIN
   }
 
   /// Spins until an answer arrives after `seen` answers (`true`) or `limit` has passed (`false`),
@@ -72,20 +71,20 @@ mod tests {
   #[test]
   fn spins_for_the_first_call_and_while_answers_stay_fast() {
     let wait = AnswerWait::default();
-    assert_eq!(wait.spin_limit(), Some(MAX_SPIN));
+    assert!(wait.worth_spinning());
     wait.observe(Duration::from_micros(40));
-    assert_eq!(wait.spin_limit(), Some(MAX_SPIN));
+    assert!(wait.worth_spinning());
   }
 
   #[test]
   fn stops_spinning_after_a_slow_answer_and_resumes_as_fast_ones_pull_the_average_down() {
     let wait = AnswerWait::default();
     wait.observe(Duration::from_micros(400));
-    assert_eq!(wait.spin_limit(), None);
+    assert!(!wait.worth_spinning());
     // 400 -> 310 -> 242.5 -> 191.9 -> 153.9 -> 125.4 -> 104 -> 88 microseconds.
-    for expected in [None, None, None, None, None, None, Some(MAX_SPIN)] {
+    for expected in [false, false, false, false, false, false, true] {
       wait.observe(Duration::from_micros(40));
-      assert_eq!(wait.spin_limit(), expected);
+      assert_eq!(wait.worth_spinning(), expected);
     }
   }
 

@@ -5,6 +5,8 @@
 //! up too.
 //! Trimming after every disposal cost a third of a concurrent burst's throughput, so the
 //! watchdog trims at most once a second, and only when an isolate has been disposed since.
+//! Large blocks (ICU's copies of a long text among them) go back to the system when freed,
+//! without waiting for a trim (`dsh_os::memory::return_large_blocks_when_freed`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

@@ -9,6 +9,7 @@ before(async () => ({ runtime, dispose } = await setup({ computeMs: 20_000 })))
 after(() => dispose())
 
 const run = (program, bindings = []) => runtime.run({ program, bindings })
+const sleepSync = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 describe('the program side', () => {
   test('a namespace is a null-prototype object of sealed own functions; names are plain keys', async () => {
@@ -203,6 +204,21 @@ describe('the bridge', () => {
   test('a run makes 100 000 calls', async () => {
     const result = await run('let sum = 0; for (let i = 0; i < 100000; i++) sum += await tools.one({}); return sum', tools({ one: async () => 1 }))
     assert.deepStrictEqual(result, { logs: [], value: 100000 })
+  })
+
+  test('calls still queued for the host when a stop ends the run are never dispatched', async () => {
+    const { runtime: limited, dispose: disposeLimited } = await setup({ computeMs: 100 })
+    const seen = []
+    const result = await limited.run({
+      program: 'for (let i = 0; ; i++) tools.note(i)',
+      // The first call holds the host's event loop past the run's budget: the calls the program
+      // made meanwhile are still queued when the budget ends the run.
+      bindings: tools({ note: async (i) => { seen.push(i); if (i === 0) sleepSync(400); return true } }),
+    })
+    await sleep(100)
+    await disposeLimited()
+    assert.equal(result.error.kind, 'timeout')
+    assert.deepStrictEqual(seen, [0])
   })
 
   test('a script that only loads the plugin exits at once', () => {

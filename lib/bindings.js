@@ -74,9 +74,11 @@ export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex
  * The program side's view of the namespaces, and the host function that serves its calls.
  * Each call is answered through `answer(call, tagged)` with tagged JSON text: `V<value>` or
  * `E<message>`. Calls to the namespace after the last, which no program sees, go to `control`
- * (a durable run's), which resolves the tagged text itself.
+ * (a durable run's), which resolves the tagged text itself. Once `stopped()`, the run is settled
+ * for its caller: calls still queued are dropped before their arguments are parsed (the control
+ * namespace's still record what the run did).
  */
-export function planBindings(namespaces, answer, control) {
+export function planBindings(namespaces, answer, control, stopped) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
   const described = namespaces.map(({ global, errorClass }, index) =>
     [global, names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
@@ -93,6 +95,7 @@ export function planBindings(namespaces, answer, control) {
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {
+    if (namespaceIndex < namespaces.length && stopped()) return
     serve(namespaceIndex, nameIndex, argsJson).then(
       (tagged) => answer(call, tagged),
       (error) => answer(call, failure(describeFailure(error))),

@@ -1,6 +1,7 @@
 //! The napi surface: start a run, cancel it, and settle runs that never need an isolate.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use napi::bindgen_prelude::*;
@@ -188,6 +189,7 @@ impl NativePool {
 pub struct NativeRun {
   /// Weak: the run's state lives as long as its isolate, not as long as this wrapper.
   shared: Mutex<Weak<RunShared>>,
+  stopped: OnceLock<Arc<AtomicBool>>,
 }
 
 #[napi]
@@ -197,6 +199,7 @@ impl NativeRun {
   pub fn new() -> Self {
     Self {
       shared: Mutex::new(Weak::new()),
+      stopped: OnceLock::new(),
     }
   }
 
@@ -222,6 +225,7 @@ impl NativeRun {
     });
     let shared = RunShared::new(limits, deliver);
     *crate::lock(&self.shared) = Arc::downgrade(&shared);
+    let _ = self.stopped.set(shared.stopped_flag());
     // A run without namespaces never calls the host: it holds no threadsafe function.
     let dispatch = if request.namespaces_json == "[]" {
       None
@@ -258,6 +262,13 @@ impl NativeRun {
     if let Some(shared) = crate::lock(&self.shared).upgrade() {
       shared.answer(call, tagged);
     }
+  }
+
+  /// Whether a stop (a budget, a cap, an abort, disposal) has ended the run: its binding calls
+  /// still queued for the host are then dropped unparsed.
+  #[napi]
+  pub fn stopped(&self) -> bool {
+    self.stopped.get().is_some_and(|stopped| stopped.load(Ordering::SeqCst))
   }
 
   /// Stops the run at once as `abort`, with the abort signal's reason.

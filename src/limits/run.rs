@@ -161,6 +161,9 @@ pub struct RunShared {
   /// Set once the isolate thread has left the run (it may still be disposing of the isolate).
   left: AtomicBool,
   demoted: AtomicBool,
+  /// Set once a stop (a budget, a cap, an abort, disposal) has ended the run; shared with the
+  /// caller's handle, which outlives the run.
+  stopped_early: Arc<AtomicBool>,
 }
 
 impl RunShared {
@@ -185,6 +188,7 @@ impl RunShared {
       thread: Mutex::new(None),
       left: AtomicBool::new(false),
       demoted: AtomicBool::new(false),
+      stopped_early: Arc::default(),
     })
   }
 
@@ -478,7 +482,18 @@ impl RunShared {
   /// Ends the run because `limit` was reached, unless it has already ended.
   pub fn stop(&self, limit: Limit) -> bool {
     let (kind, message) = self.limits.failure(&limit);
-    self.finish(Ending::Failure(kind, message))
+    let stopped = self.finish(Ending::Failure(kind, message));
+    if stopped {
+      self.stopped_early.store(true, Ordering::SeqCst);
+    }
+    stopped
+  }
+
+  /// Set once a stop has ended the run. The caller settles such a run at once, so binding calls
+  /// it sent before then and not yet dispatched are never dispatched (nor are the reference
+  /// backend's).
+  pub fn stopped_flag(&self) -> Arc<AtomicBool> {
+    self.stopped_early.clone()
   }
 }
 
@@ -529,6 +544,18 @@ mod tests {
     run.enforce_budgets();
     assert!(!run.finish(RunShared::failure(FailureKind::Timeout, "late")));
     assert!(!run.admit_log("late".encode_utf16().collect()));
+  }
+
+  #[test]
+  fn only_a_stop_marks_the_run_stopped() {
+    let (stopped, _) = run_with_deliveries();
+    let flag = stopped.stopped_flag();
+    assert!(stopped.stop(Limit::Disposal));
+    assert!(flag.load(Ordering::SeqCst));
+    let (completed, _) = run_with_deliveries();
+    assert!(completed.finish(RunShared::failure(FailureKind::Exception, "thrown")));
+    assert!(!completed.stop(Limit::Disposal), "a run ends once");
+    assert!(!completed.stopped_flag().load(Ordering::SeqCst));
   }
 
   #[test]

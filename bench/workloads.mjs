@@ -6,6 +6,7 @@ const ms = (start) => performance.now() - start
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const RETURN_1 = { program: 'return 1', bindings: [] }
+const ROWS = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: ['a', 'b'], score: i / 3, ok: true }))
 
 /** One `return 1`, `gapMs` after the last round: how long the pool and its threads sat idle. */
 const returnOneAfter = (gapMs) => async ({ runtime }) => {
@@ -106,6 +107,15 @@ export const WORKLOADS = [
     rounds: 20,
     measure: async ({ runtime }) => ({
       value: await timed(runtime, { program: 'await Promise.all(Array.from({ length: 100 }, (_, i) => tools.echo({ i }))); return 1', bindings: tools({ echo: async (x) => x }) }),
+    }),
+  },
+  {
+    // A tool's large result crossing to the program: checked lossless and encoded on the host.
+    name: 'binding answer of 20 000 rows (1.2 MB of JSON)',
+    unit: 'ms',
+    rounds: 10,
+    measure: async ({ runtime }) => ({
+      value: await timed(runtime, { program: 'const rows = await tools.rows({}); return rows.length', bindings: tools({ rows: async () => ROWS }) }),
     }),
   },
   {

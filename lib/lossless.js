@@ -9,6 +9,7 @@ const exotic = [
   types.isModuleNamespaceObject, types.isArgumentsObject, types.isExternal,
 ]
 const nativeObjectSource = Function.prototype.toString.call(Object)
+const isEnumerable = Function.prototype.call.bind(Object.prototype.propertyIsEnumerable)
 
 /** Object.prototype of this realm, or of another one (values made with `vm` are fine). */
 function isObjectPrototype(proto) {
@@ -36,57 +37,64 @@ function scalarText(value) {
 
 /** One open container: its keys (or length) and how far the walk has come. */
 function open(value) {
-  if (exotic.some((test) => test(value))) return undefined
+  // An array has no other internal slots: only a proxy can pass for one.
+  const array = Array.isArray(value)
+  if (array ? types.isProxy(value) : exotic.some((test) => test(value))) return undefined
   const proto = Object.getPrototypeOf(value)
   const keys = Reflect.ownKeys(value)
-  if (Array.isArray(value)) {
+  if (array) {
     if (!isArrayPrototype(proto) || keys.length !== value.length + 1) return undefined
     return { value, array: true, keys: undefined, length: value.length, next: 0 }
   }
   if (proto !== null && !isObjectPrototype(proto)) return undefined
   for (const key of keys) {
-    if (typeof key !== 'string' || !Object.getOwnPropertyDescriptor(value, key).enumerable) return undefined
+    if (typeof key !== 'string' || !isEnumerable(value, key)) return undefined
   }
   return { value, array: false, keys, length: keys.length, next: 0 }
 }
 
+const isContainer = (value) => value !== null && (typeof value === 'object' || typeof value === 'function')
+
 export function losslessJsonText(root) {
   try {
-    const out = []
-    const stack = []
-    const ancestors = new Set()
-    let pending = root
-    let hasPending = true
+    if (!isContainer(root)) return scalarText(root)
+    if (typeof root === 'function') return undefined
+    let frame = open(root)
+    if (frame === undefined) return undefined
+    let text = frame.array ? '[' : '{'
+    const outer = []
+    const ancestors = new Set([root])
     for (;;) {
-      if (hasPending) {
-        hasPending = false
-        if (pending !== null && (typeof pending === 'object' || typeof pending === 'function')) {
-          if (typeof pending === 'function' || ancestors.has(pending)) return undefined
-          const frame = open(pending)
-          if (frame === undefined) return undefined
-          out.push(frame.array ? '[' : '{')
-          ancestors.add(pending)
-          stack.push(frame)
-        } else {
-          const text = scalarText(pending)
-          if (text === undefined) return undefined
-          out.push(text)
-        }
-      }
-      const frame = stack.at(-1)
-      if (frame === undefined) return out.join('')
       if (frame.next === frame.length) {
-        stack.pop()
+        text += frame.array ? ']' : '}'
         ancestors.delete(frame.value)
-        out.push(frame.array ? ']' : '}')
+        frame = outer.pop()
+        if (frame === undefined) return text
         continue
       }
-      if (frame.next > 0) out.push(',')
-      const key = frame.array ? frame.next : frame.keys[frame.next]
-      if (!frame.array) out.push(JSON.stringify(key), ':')
-      frame.next += 1
-      pending = frame.value[key]
-      hasPending = true
+      const index = frame.next++
+      if (index > 0) text += ','
+      let child
+      if (frame.array) {
+        child = frame.value[index]
+      } else {
+        const key = frame.keys[index]
+        text += JSON.stringify(key) + ':'
+        child = frame.value[key]
+      }
+      if (isContainer(child)) {
+        if (typeof child === 'function' || ancestors.has(child)) return undefined
+        const inner = open(child)
+        if (inner === undefined) return undefined
+        ancestors.add(child)
+        text += inner.array ? '[' : '{'
+        outer.push(frame)
+        frame = inner
+      } else {
+        const scalar = scalarText(child)
+        if (scalar === undefined) return undefined
+        text += scalar
+      }
     }
   } catch {
     // A getter threw while the value was read.

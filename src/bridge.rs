@@ -268,7 +268,10 @@ impl NativeRun {
   /// still queued for the host are then dropped unparsed.
   #[napi]
   pub fn stopped(&self) -> bool {
-    self.stopped.get().is_some_and(|stopped| stopped.load(Ordering::SeqCst))
+    self
+      .stopped
+      .get()
+      .is_some_and(|stopped| stopped.load(Ordering::SeqCst))
   }
 
   /// Stops the run at once as `abort`, with the abort signal's reason.

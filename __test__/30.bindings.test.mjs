@@ -221,6 +221,21 @@ describe('the bridge', () => {
     assert.deepStrictEqual(seen, [0])
   })
 
+  test('an answer still being encoded when a stop ends the run is abandoned', async () => {
+    const { runtime: limited, dispose: disposeLimited } = await setup({ computeMs: 100 })
+    const rows = Array.from({ length: 400_000 }, (_, i) => ({ i, tags: ['a'] }))
+    const started = performance.now()
+    const result = await limited.run({
+      program: 'tools.rows({}); for (;;) {}',
+      // Answered 80 ms in: encoding 400 000 rows takes the host's thread well past the budget.
+      bindings: tools({ rows: () => sleep(80).then(() => rows) }),
+    })
+    const settledMs = performance.now() - started
+    await disposeLimited()
+    assert.equal(result.error.kind, 'timeout')
+    assert.ok(settledMs < 100 + 400, `settled ${settledMs.toFixed(0)} ms after the start`)
+  })
+
   test('a script that only loads the plugin exits at once', () => {
     const script = `
       import { Context } from '@deepseek-ai/cordis'

@@ -91,7 +91,8 @@ export function planBindings(namespaces, answer, control, stopped) {
     if (namespaceIndex === namespaces.length && control) return control(argsJson)
     const outcome = await invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
     if ('failure' in outcome) return failure(outcome.failure)
-    const json = losslessJsonText(outcome.value)
+    // A stop settles the run for its caller: the answer is no longer wanted.
+    const json = losslessJsonText(outcome.value, stopped)
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {

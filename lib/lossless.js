@@ -55,7 +55,14 @@ function open(value) {
 
 const isContainer = (value) => value !== null && (typeof value === 'object' || typeof value === 'function')
 
-export function losslessJsonText(root) {
+/** Containers walked between two asks of `abandoned`. */
+const ABANDON_CHECK_INTERVAL = 1024
+
+/**
+ * The JSON text of `root`, or undefined if JSON cannot carry it exactly, or if `abandoned()`
+ * (asked now and then during a long walk) says that nobody wants the text any more.
+ */
+export function losslessJsonText(root, abandoned = () => false) {
   try {
     if (!isContainer(root)) return scalarText(root)
     if (typeof root === 'function') return undefined
@@ -64,6 +71,7 @@ export function losslessJsonText(root) {
     let text = frame.array ? '[' : '{'
     const outer = []
     const ancestors = new Set([root])
+    let opened = 0
     for (;;) {
       if (frame.next === frame.length) {
         text += frame.array ? ']' : '}'
@@ -86,6 +94,7 @@ export function losslessJsonText(root) {
         if (typeof child === 'function' || ancestors.has(child)) return undefined
         const inner = open(child)
         if (inner === undefined) return undefined
+        if (++opened % ABANDON_CHECK_INTERVAL === 0 && abandoned()) return undefined
         ancestors.add(child)
         text += inner.array ? '[' : '{'
         outer.push(frame)

@@ -38,14 +38,6 @@ export const KNOWN_OPEN = [
       + 'past its run\'s end (seed 12)',
     matches: ({ program }, problems) => /\[\.\.\.v\]/.test(program) && problems.every((problem) => problem.includes('still running')),
   },
-  {
-    name: 'a flood of binding calls with large arguments',
-    why: 'each call\'s arguments (1.5 MB of JSON here) are parsed on the host\'s event loop, which '
-      + 'delivers the run\'s ending only after the calls sent before it: it settled up to 180 ms past '
-      + 'its stop plus grace (seed 12)',
-    matches: ({ program }, problems) => /for \(;;\) \{ try \{ tools\.echo\(v\) \}/.test(program)
-      && problems.every((problem) => problem.startsWith('settled at')),
-  },
 ]
 
 /** The name of the known open finding that `fuzzCase` shows with `problems`, if any. */

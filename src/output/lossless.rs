@@ -106,7 +106,7 @@ pub fn to_json_text<'s>(
   loop {
     steps = steps.wrapping_add(1);
     // Nothing here runs JavaScript for plain data, so a termination cannot stop this loop.
-    if steps % STOP_CHECK_INTERVAL == 0 && stopped() {
+    if steps.is_multiple_of(STOP_CHECK_INTERVAL) && stopped() {
       return Err(Refusal::NotLossless);
     }
     if let Some(value) = pending.take() {

@@ -142,6 +142,34 @@ describe('heap cap', () => {
     await dispose()
   })
 
+  test('Web Crypto results and Blob stream chunks count against the cap', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32 })
+    const keep = (read) => `
+      const kept = []
+      try { for (let i = 0; i < 40; i++) kept.push(await ${read}) } catch (e) { return [kept.length, String(e)] }
+      return [kept.length]`
+    const encryptions = await runtime.run({
+      program: `const key = await crypto.subtle.generateKey({ name: 'AES-CTR', length: 128 }, false, ['encrypt'])
+        const input = new Uint8Array(4 << 20)
+        const first = new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, new Uint8Array(3)))
+        if (first.length !== 3) throw new Error('encrypt gave ' + first.length + ' bytes')
+        ${keep("crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, input)")}`,
+      bindings: [],
+    })
+    const streamed = await runtime.run({
+      program: `const blob = new Blob([new Uint8Array(4 << 20)])
+        ${keep('blob.stream().getReader().read().then(({ value }) => value)')}`,
+      bindings: [],
+    })
+    await dispose()
+    // 40 results of 4 MiB are 160 MiB: each run is refused part-way, as every ArrayBuffer is.
+    for (const result of [encryptions, streamed]) {
+      assert.equal(result.value.length, 2, JSON.stringify(result))
+      assert.ok(result.value[0] >= 4 && result.value[0] < 10, JSON.stringify(result))
+      assert.equal(result.value[1], 'RangeError: Array buffer allocation failed')
+    }
+  })
+
   test('memory that would bypass the cap is not available', async () => {
     const { runtime, dispose } = await setup()
     const result = await runtime.run({

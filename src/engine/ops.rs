@@ -5,8 +5,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Instant;
 
+use deno_core::futures::FutureExt;
 use deno_core::{JsBuffer, JsRuntime, OpState, op2, v8};
 use deno_error::JsErrorBox;
+use deno_web::BlobStoreTrait;
 
 use crate::engine::blobs::CountedBlobStore;
 use crate::engine::digest;
@@ -347,6 +349,45 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
         data.len()
       ))
     })
+}
+
+/// The size of a stored Blob part, for `Blob#stream` to make the buffer it reads it into.
+#[op2]
+#[number]
+pub fn op_dsh_blob_part_size(state: &OpState, #[scoped] id: uuid::Uuid) -> Result<usize, JsErrorBox> {
+  Ok(stored_part(state, &id)?.size())
+}
+
+fn stored_part(
+  state: &OpState,
+  id: &uuid::Uuid,
+) -> Result<Arc<dyn deno_web::BlobPart + Send + Sync>, JsErrorBox> {
+  state
+    .borrow::<Arc<CountedBlobStore>>()
+    .get_part(id)
+    .ok_or_else(|| JsErrorBox::type_error("the Blob part is no longer stored"))
+}
+
+/// Copies a Blob part into `target`, a buffer the program's heap made (and the run's cap counts),
+/// for `Blob#stream`: deno_web's `op_blob_read_part` returns a copy made outside the counting
+/// allocator, and a program that kept 40 reads of a 16 MiB Blob's stream held 687 MB at a 64 MB cap.
+#[op2]
+pub fn op_dsh_blob_read_part_into(
+  state: &OpState,
+  #[scoped] id: uuid::Uuid,
+  #[buffer] target: &mut [u8],
+) -> Result<(), JsErrorBox> {
+  let part = stored_part(state, &id)?;
+  // Every part a program can make here is in memory: its read is ready at once.
+  let bytes = part
+    .read()
+    .now_or_never()
+    .ok_or_else(|| JsErrorBox::type_error("the Blob part is not in memory"))?;
+  target
+    .get_mut(..bytes.len())
+    .ok_or_else(|| JsErrorBox::range_error("the buffer is shorter than the Blob part"))?
+    .copy_from_slice(bytes);
+  Ok(())
 }
 
 /// What deno_web's Blob asks of `op_blob_slice_part`.

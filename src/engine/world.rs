@@ -55,6 +55,8 @@ deno_core::extension!(
     ops::op_dsh_hmac,
     ops::op_dsh_blob_create_part,
     ops::op_dsh_blob_slice_part,
+    ops::op_dsh_blob_part_size,
+    ops::op_dsh_blob_read_part_into,
     ops::op_dsh_url_parse_search_params,
     structured_clone::op_dsh_structured_clone,
   ],

@@ -142,7 +142,7 @@ describe('heap cap', () => {
     await dispose()
   })
 
-  test('Web Crypto results and Blob stream chunks count against the cap', async () => {
+  test('Web Crypto results, exported keys and Blob stream chunks count against the cap', async () => {
     const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32 })
     const keep = (read) => `
       const kept = []
@@ -156,6 +156,11 @@ describe('heap cap', () => {
         ${keep("crypto.subtle.encrypt({ name: 'AES-CTR', counter: new Uint8Array(16), length: 64 }, key, input)")}`,
       bindings: [],
     })
+    const exports = await runtime.run({
+      program: `const key = await crypto.subtle.importKey('raw', new Uint8Array(4 << 20), { name: 'HMAC', hash: 'SHA-256' }, true, ['sign'])
+        ${keep("crypto.subtle.exportKey('raw', key)")}`,
+      bindings: [],
+    })
     const streamed = await runtime.run({
       program: `const blob = new Blob([new Uint8Array(4 << 20)])
         ${keep('blob.stream().getReader().read().then(({ value }) => value)')}`,
@@ -163,7 +168,7 @@ describe('heap cap', () => {
     })
     await dispose()
     // 40 results of 4 MiB are 160 MiB: each run is refused part-way, as every ArrayBuffer is.
-    for (const result of [encryptions, streamed]) {
+    for (const result of [encryptions, exports, streamed]) {
       assert.equal(result.value.length, 2, JSON.stringify(result))
       assert.ok(result.value[0] >= 4 && result.value[0] < 10, JSON.stringify(result))
       assert.equal(result.value[1], 'RangeError: Array buffer allocation failed')

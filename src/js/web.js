@@ -444,6 +444,9 @@ for (const method of ['digest', 'sign', 'verify']) {
 }
 // Bounded only by their input, which is inside the heap cap.
 for (const method of ['encrypt', 'decrypt']) guard(method, () => false);
+// Guarded for their results, which `counted` copies into the heap: an exported key is as large as
+// the key imported, and each export was a copy made outside the cap.
+for (const method of ['exportKey', 'wrapKey']) guard(method, () => false);
 // A JWK is read once, into plain data: deno_crypto reads some members twice and unwraps the
 // second read.
 guard('importKey', (args) => {

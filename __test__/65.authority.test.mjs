@@ -118,3 +118,32 @@ test('TextEncoder output counts against the ArrayBuffer cap', async () => {
   assert.deepStrictEqual(result.value, [3, 'RangeError'])
   assert.deepStrictEqual(exact.value, [[97, 98, 240, 159, 152, 128, 99], 20])
 })
+
+test('TextEncoderStream output counts against the ArrayBuffer cap, chunk by chunk as in Node', async () => {
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 5000 })
+  const encode = (chunks) => `(async () => {
+    const stream = new TextEncoderStream()
+    const writer = stream.writable.getWriter()
+    for (const chunk of ${chunks}) writer.write(chunk)
+    writer.close()
+    const out = []
+    for await (const bytes of stream.readable) out.push(bytes)
+    return out
+  })()`
+  const program = `
+    const text = 'a'.repeat(1 << 24)
+    const kept = []
+    try { for (let i = 0; i < 100; i++) kept.push(...await ${encode('[text]')}) } catch (e) { return [kept.length, e.name] }
+    return 'all kept'
+  `
+  const result = await runtime.run({ program, bindings: [] })
+  // Surrogate pairs split across chunks, a lone one before a non-string chunk, one left at the end.
+  const exact = await runtime.run({
+    program: `return (await ${encode("['a€\\ud83d', '', '\\ude00b\\ud800', 7, '\\ud800']")}).map((bytes) => [...bytes])`,
+    bindings: [],
+  })
+  await dispose()
+  assert.deepStrictEqual(result.value, [3, 'RangeError'])
+  // Node 20's own TextEncoderStream gives these chunks.
+  assert.deepStrictEqual(exact.value, [[97, 226, 130, 172], [240, 159, 152, 128, 98], [239, 191, 189, 55], [239, 191, 189]])
+})

@@ -111,7 +111,7 @@ async function settle(own, { program, bindings, signal }, attempt) {
   const { config, live } = own
   if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
   const run = new native.NativeRun()
-  const plan = planBindings(bindings, (call, tagged) => run.answer(call, tagged), attempt?.control, () => run.stopped())
+  const plan = planBindings(bindings, run, attempt?.control)
   const { params, dispatch } = plan
   const namespacesJson = attempt ? attempt.namespacesJson(plan.described, plan.names) : plan.namespacesJson
   attempt?.attach(run)

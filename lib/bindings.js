@@ -71,14 +71,15 @@ export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex
 }
 
 /**
- * The program side's view of the namespaces, and the host function that serves its calls.
- * Each call is answered through `answer(call, tagged)` with tagged JSON text: `V<value>` or
- * `E<message>`. Calls to the namespace after the last, which no program sees, go to `control`
- * (a durable run's), which resolves the tagged text itself. Once `stopped()`, the run is settled
- * for its caller: calls still queued are dropped before their arguments are parsed (the control
- * namespace's still record what the run did).
+ * The program side's view of the namespaces, and the host function that serves the calls of `run`
+ * (a NativeRun). Each call is answered through `run.answer(call, tagged)` with tagged JSON text:
+ * `V<value>` or `E<message>`. Calls to the namespace after the last, which no program sees, go to
+ * `control` (a durable run's), which resolves the tagged text itself. Once `run.stopped()`, the run
+ * is settled for its caller: calls still queued are dropped before their arguments are parsed (the
+ * control namespace's still record what the run did). Once `run.ended()`, however it ended, an
+ * answer still being encoded is abandoned.
  */
-export function planBindings(namespaces, answer, control, stopped) {
+export function planBindings(namespaces, run, control) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
   const described = namespaces.map(({ global, errorClass }, index) =>
     [global, names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
@@ -91,15 +92,14 @@ export function planBindings(namespaces, answer, control, stopped) {
     if (namespaceIndex === namespaces.length && control) return control(argsJson)
     const outcome = await invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
     if ('failure' in outcome) return failure(outcome.failure)
-    // A stop settles the run for its caller: the answer is no longer wanted.
-    const json = losslessJsonText(outcome.value, stopped)
+    const json = losslessJsonText(outcome.value, () => run.ended())
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {
-    if (namespaceIndex < namespaces.length && stopped()) return
+    if (namespaceIndex < namespaces.length && run.stopped()) return
     serve(namespaceIndex, nameIndex, argsJson).then(
-      (tagged) => answer(call, tagged),
-      (error) => answer(call, failure(describeFailure(error))),
+      (tagged) => run.answer(call, tagged),
+      (error) => run.answer(call, failure(describeFailure(error))),
     )
   }
   return { params, names, described, namespacesJson: JSON.stringify(described), dispatch }

@@ -55,8 +55,8 @@ function open(value) {
 
 const isContainer = (value) => value !== null && (typeof value === 'object' || typeof value === 'function')
 
-/** Containers walked between two asks of `abandoned`. */
-const ABANDON_CHECK_INTERVAL = 1024
+/** Values walked between two asks of `abandoned`. */
+const ABANDON_CHECK_INTERVAL = 4096
 
 /**
  * The JSON text of `root`, or undefined if JSON cannot carry it exactly, or if `abandoned()`
@@ -71,7 +71,7 @@ export function losslessJsonText(root, abandoned = () => false) {
     let text = frame.array ? '[' : '{'
     const outer = []
     const ancestors = new Set([root])
-    let opened = 0
+    let walked = 0
     for (;;) {
       if (frame.next === frame.length) {
         text += frame.array ? ']' : '}'
@@ -80,6 +80,7 @@ export function losslessJsonText(root, abandoned = () => false) {
         if (frame === undefined) return text
         continue
       }
+      if (++walked % ABANDON_CHECK_INTERVAL === 0 && abandoned()) return undefined
       const index = frame.next++
       if (index > 0) text += ','
       let child
@@ -94,7 +95,6 @@ export function losslessJsonText(root, abandoned = () => false) {
         if (typeof child === 'function' || ancestors.has(child)) return undefined
         const inner = open(child)
         if (inner === undefined) return undefined
-        if (++opened % ABANDON_CHECK_INTERVAL === 0 && abandoned()) return undefined
         ancestors.add(child)
         text += inner.array ? '[' : '{'
         outer.push(frame)

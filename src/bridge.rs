@@ -1,6 +1,5 @@
 //! The napi surface: start a run, cancel it, and settle runs that never need an isolate.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
@@ -10,7 +9,7 @@ use napi_derive::napi;
 
 use crate::engine::job::RunJob;
 use crate::limits::budgets::{Limit, Limits, heap_bytes};
-use crate::limits::run::{BindingDispatch, Report, RunShared, Usage};
+use crate::limits::run::{BindingDispatch, EndFlag, Report, RunShared, Usage};
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled};
 
 /// One run as the JavaScript wrapper describes it (limits already validated there).
@@ -189,7 +188,7 @@ impl NativePool {
 pub struct NativeRun {
   /// Weak: the run's state lives as long as its isolate, not as long as this wrapper.
   shared: Mutex<Weak<RunShared>>,
-  stopped: OnceLock<Arc<AtomicBool>>,
+  end: OnceLock<Arc<EndFlag>>,
 }
 
 #[napi]
@@ -199,7 +198,7 @@ impl NativeRun {
   pub fn new() -> Self {
     Self {
       shared: Mutex::new(Weak::new()),
-      stopped: OnceLock::new(),
+      end: OnceLock::new(),
     }
   }
 
@@ -225,7 +224,7 @@ impl NativeRun {
     });
     let shared = RunShared::new(limits, deliver);
     *crate::lock(&self.shared) = Arc::downgrade(&shared);
-    let _ = self.stopped.set(shared.stopped_flag());
+    let _ = self.end.set(shared.end_flag());
     // A run without namespaces never calls the host: it holds no threadsafe function.
     let dispatch = if request.namespaces_json == "[]" {
       None
@@ -268,10 +267,13 @@ impl NativeRun {
   /// still queued for the host are then dropped unparsed.
   #[napi]
   pub fn stopped(&self) -> bool {
-    self
-      .stopped
-      .get()
-      .is_some_and(|stopped| stopped.load(Ordering::SeqCst))
+    self.end.get().is_some_and(|end| end.stopped())
+  }
+
+  /// Whether the run has ended, however: an answer still being encoded is then abandoned.
+  #[napi]
+  pub fn ended(&self) -> bool {
+    self.end.get().is_some_and(|end| end.ended())
   }
 
   /// Stops the run at once as `abort`, with the abort signal's reason.

@@ -1,7 +1,7 @@
 //! One run: its shared state, and the isolate thread that executes it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -144,6 +144,31 @@ pub fn live_runs() -> usize {
   LIVE_RUNS.load(Ordering::SeqCst)
 }
 
+/// Whether a run has ended, and whether a stop ended it, read without a lock. The caller settles a
+/// stopped run at once: binding calls it sent before then and not yet dispatched are never
+/// dispatched (nor are the reference backend's), while those a run sent before its own ending are.
+/// An answer to a run that has ended, however, is wanted by no one.
+#[derive(Default)]
+pub struct EndFlag(AtomicU8);
+
+impl EndFlag {
+  const RUNNING: u8 = 0;
+  const ENDED: u8 = 1;
+  const STOPPED: u8 = 2;
+
+  fn set(&self, by_stop: bool) {
+    self.0.store(if by_stop { Self::STOPPED } else { Self::ENDED }, Ordering::SeqCst);
+  }
+
+  pub fn ended(&self) -> bool {
+    self.0.load(Ordering::SeqCst) != Self::RUNNING
+  }
+
+  pub fn stopped(&self) -> bool {
+    self.0.load(Ordering::SeqCst) == Self::STOPPED
+  }
+}
+
 /// What the caller's thread, the watchdog and the isolate thread share about one run.
 pub struct RunShared {
   pub limits: Limits,
@@ -161,9 +186,8 @@ pub struct RunShared {
   /// Set once the isolate thread has left the run (it may still be disposing of the isolate).
   left: AtomicBool,
   demoted: AtomicBool,
-  /// Set once a stop (a budget, a cap, an abort, disposal) has ended the run; shared with the
-  /// caller's handle, which outlives the run.
-  stopped_early: Arc<AtomicBool>,
+  /// Shared with the caller's handle, which outlives the run.
+  end: Arc<EndFlag>,
 }
 
 impl RunShared {
@@ -188,7 +212,7 @@ impl RunShared {
       thread: Mutex::new(None),
       left: AtomicBool::new(false),
       demoted: AtomicBool::new(false),
-      stopped_early: Arc::default(),
+      end: Arc::default(),
     })
   }
 
@@ -198,12 +222,19 @@ impl RunShared {
 
   /// Decides how the run ends, if nothing has yet; stops its JavaScript and its event loop.
   pub fn finish(&self, ending: Ending) -> bool {
+    self.end(ending, false)
+  }
+
+  /// `finish`, saying whether a stop (a budget, a cap, an abort, disposal) ends the run.
+  fn end(&self, ending: Ending, by_stop: bool) -> bool {
     let busy = self.busy_time();
     let mut state = self.state();
     if !state.phase.is_running() {
       return false;
     }
     state.phase = Phase::Ended(ending);
+    // Before the isolate learns of it: its last calls may reach the host only after this is set.
+    self.end.set(by_stop);
     state.ended_at = Some(Instant::now());
     state.busy_at_end = busy;
     if let Some(isolate) = &state.isolate {
@@ -229,7 +260,7 @@ impl RunShared {
     }
     drop(state);
     // The ledger reports the overflow itself when the run settles, whatever ends it.
-    self.finish(Ending::Failure(FailureKind::OutputLimit, Text::new()));
+    self.end(Ending::Failure(FailureKind::OutputLimit, Text::new()), true);
     false
   }
 
@@ -482,18 +513,12 @@ impl RunShared {
   /// Ends the run because `limit` was reached, unless it has already ended.
   pub fn stop(&self, limit: Limit) -> bool {
     let (kind, message) = self.limits.failure(&limit);
-    let stopped = self.finish(Ending::Failure(kind, message));
-    if stopped {
-      self.stopped_early.store(true, Ordering::SeqCst);
-    }
-    stopped
+    self.end(Ending::Failure(kind, message), true)
   }
 
-  /// Set once a stop has ended the run. The caller settles such a run at once, so binding calls
-  /// it sent before then and not yet dispatched are never dispatched (nor are the reference
-  /// backend's).
-  pub fn stopped_flag(&self) -> Arc<AtomicBool> {
-    self.stopped_early.clone()
+  /// Whether the run has ended, and how, for the caller's handle.
+  pub fn end_flag(&self) -> Arc<EndFlag> {
+    self.end.clone()
   }
 }
 
@@ -547,15 +572,19 @@ mod tests {
   }
 
   #[test]
-  fn only_a_stop_marks_the_run_stopped() {
+  fn a_stop_or_the_output_cap_marks_the_run_stopped_and_its_own_ending_only_ended() {
     let (stopped, _) = run_with_deliveries();
-    let flag = stopped.stopped_flag();
+    let flag = stopped.end_flag();
+    assert!(!flag.ended());
     assert!(stopped.stop(Limit::Disposal));
-    assert!(flag.load(Ordering::SeqCst));
+    assert!(flag.ended() && flag.stopped());
+    let (flooded, _) = run_with_deliveries();
+    assert!(!flooded.admit_log("x".repeat(2000).encode_utf16().collect()));
+    assert!(flooded.end_flag().stopped());
     let (completed, _) = run_with_deliveries();
     assert!(completed.finish(RunShared::failure(FailureKind::Exception, "thrown")));
     assert!(!completed.stop(Limit::Disposal), "a run ends once");
-    assert!(!completed.stopped_flag().load(Ordering::SeqCst));
+    assert!(completed.end_flag().ended() && !completed.end_flag().stopped());
   }
 
   #[test]

@@ -55,6 +55,7 @@ static HOST: OnceLock<Host> = OnceLock::new();
 
 fn host() -> &'static Host {
   HOST.get_or_init(|| {
+    crate::limits::arena::start();
     let (tasks, incoming) = unbounded::<HostTask>();
     std::thread::Builder::new()
       .name("dsh-v8-host".into())

@@ -6,7 +6,7 @@
 //! Trimming after every disposal cost a third of a concurrent burst's throughput, so the
 //! watchdog trims at most once a second, and only when an isolate has been disposed since.
 //! Large blocks (ICU's copies of a long text among them) go back to the system when freed,
-//! without waiting for a trim (`dsh_os::memory::return_large_blocks_when_freed`).
+//! without waiting for a trim (`start`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -14,6 +14,12 @@ use std::time::{Duration, Instant};
 const TRIM_INTERVAL: Duration = Duration::from_secs(1);
 
 static FREED_SINCE_TRIM: AtomicBool = AtomicBool::new(false);
+
+/// Called once, before the first isolate, on the JavaScript thread: reading the environment
+/// there does not race the program's own changes to it (`process.env`).
+pub fn start() {
+  dsh_os::memory::return_large_blocks_when_freed();
+}
 
 /// Called once an isolate has been disposed.
 pub fn isolate_disposed() {

@@ -23,7 +23,6 @@ pub fn start() {
   if WATCHED.set(sender).is_err() {
     return;
   }
-  dsh_os::memory::return_large_blocks_when_freed();
   std::thread::Builder::new()
     .name("dsh-v8-watchdog".into())
     .spawn(move || {

@@ -31,7 +31,8 @@ pub fn trim_freed_memory() {
 pub fn return_large_blocks_when_freed() {
   #[cfg(all(target_os = "linux", target_env = "gnu"))]
   {
-    let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+    let tunables = std::env::var_os("GLIBC_TUNABLES").unwrap_or_default();
+    let tunables = tunables.to_string_lossy();
     let host_chose = tunables.contains("mmap_threshold")
       || tunables.contains("trim_threshold")
       || std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_some()

@@ -142,7 +142,7 @@ describe('heap cap', () => {
     await dispose()
   })
 
-  test('Web Crypto results, exported keys and Blob stream chunks count against the cap', async () => {
+  test('Web Crypto results, keys and Blob stream chunks count against the cap', async () => {
     const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32 })
     const keep = (read) => `
       const kept = []
@@ -161,6 +161,19 @@ describe('heap cap', () => {
         ${keep("crypto.subtle.exportKey('raw', key)")}`,
       bindings: [],
     })
+    const imports = await runtime.run({
+      program: `const material = new Uint8Array(4 << 20)
+        ${keep("crypto.subtle.importKey('raw', material, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])")}`,
+      bindings: [],
+    })
+    // An encapsulation's buffers are copied into the heap, and still agree with the decapsulation.
+    const encapsulated = await runtime.run({
+      program: `const { publicKey, privateKey } = await crypto.subtle.generateKey({ name: 'ML-KEM-768' }, false, ['encapsulateBits', 'decapsulateBits'])
+        const { sharedKey, ciphertext } = await crypto.subtle.encapsulateBits({ name: 'ML-KEM-768' }, publicKey)
+        const decapsulated = new Uint8Array(await crypto.subtle.decapsulateBits({ name: 'ML-KEM-768' }, privateKey, ciphertext))
+        return [sharedKey.byteLength, ciphertext.byteLength, new Uint8Array(sharedKey).every((byte, i) => byte === decapsulated[i])]`,
+      bindings: [],
+    })
     const streamed = await runtime.run({
       program: `const blob = new Blob([new Uint8Array(4 << 20)])
         ${keep('blob.stream().getReader().read().then(({ value }) => value)')}`,
@@ -168,7 +181,8 @@ describe('heap cap', () => {
     })
     await dispose()
     // 40 results of 4 MiB are 160 MiB: each run is refused part-way, as every ArrayBuffer is.
-    for (const result of [encryptions, exports, streamed]) {
+    assert.deepStrictEqual(encapsulated, { logs: [], value: [32, 1088, true] })
+    for (const result of [encryptions, exports, imports, streamed]) {
       assert.equal(result.value.length, 2, JSON.stringify(result))
       assert.ok(result.value[0] >= 4 && result.value[0] < 10, JSON.stringify(result))
       assert.equal(result.value[1], 'RangeError: Array buffer allocation failed')

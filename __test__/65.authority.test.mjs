@@ -105,6 +105,26 @@ test('Blob bytes count against the ArrayBuffer cap', async () => {
   assert.deepStrictEqual(result.value, [true, 'RangeError', "a Blob part of 4194304 bytes does not fit the run's ArrayBuffer memory cap"])
 })
 
+test('a Blob\'s stream keeps its bytes after the Blob itself is collected', async () => {
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 5000 })
+  // Only the reader holds the Blob; the garbage makes V8 collect it, the timer lets its finaliser run.
+  const program = `
+    const reader = new Blob([new Uint8Array(1 << 20).fill(7), 'ab']).stream().getReader()
+    let sum = 0
+    for (let i = 0; i < 300; i++) sum += new Array(1e5).fill(i).length
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const chunks = []
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return chunks
+      chunks.push([value.length, value[0]])
+    }
+  `
+  const result = await runtime.run({ program, bindings: [] })
+  await dispose()
+  assert.deepStrictEqual(result, { logs: [], value: [[1048576, 7], [2, 97]] })
+})
+
 test('TextEncoder output counts against the ArrayBuffer cap', async () => {
   const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 5000 })
   const program = `

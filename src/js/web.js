@@ -30,6 +30,7 @@ const {
   PromiseReject,
   ReflectApply,
   SafeSet,
+  SafeWeakMap,
   SetPrototypeAdd,
   SetPrototypeHas,
   StringPrototypeEndsWith,
@@ -40,6 +41,7 @@ const {
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
   Uint8Array,
+  WeakMapPrototypeSet,
 } = primordials;
 
 const { DOMException } = load('deno_web/01_dom_exception');
@@ -84,29 +86,34 @@ const BlobPrototypeGetSize = ObjectGetOwnPropertyDescriptor(Blob.prototype, 'siz
 ObjectDefineProperty(Blob.prototype, 'stream', {
   __proto__: null,
   ...ObjectGetOwnPropertyDescriptor(Blob.prototype, 'stream'),
-  value: function stream() {
-    // The size getter's brand check, and its TypeError for anything not a Blob.
-    ReflectApply(BlobPrototypeGetSize, this, []);
-    // The ids of its parts, nested Blobs' flattened in order.
-    const parts = getParts(this);
-    let next = 0;
-    return new ReadableStream({
-      __proto__: null,
-      type: 'bytes',
-      pull(controller) {
-        while (next < parts.length) {
-          const id = parts[next++];
-          const size = core.ops.op_dsh_blob_part_size(id);
-          if (size === 0) continue;
-          const bytes = new Uint8Array(size);
-          core.ops.op_dsh_blob_read_part_into(id, bytes);
-          return controller.enqueue(bytes);
-        }
-        controller.close();
-        controller.byobRequest?.respond(0);
-      },
-    });
-  },
+  value: {
+    stream() {
+      // The size getter's brand check, and its TypeError for anything not a Blob.
+      ReflectApply(BlobPrototypeGetSize, this, []);
+      // Held until the stream ends: a part is dropped from the store once no Blob holds it.
+      let blob = this;
+      // The ids of its parts, nested Blobs' flattened in order.
+      const parts = getParts(blob);
+      let next = 0;
+      return new ReadableStream({
+        __proto__: null,
+        type: 'bytes',
+        pull(controller) {
+          while (next < parts.length) {
+            const id = parts[next++];
+            const size = core.ops.op_dsh_blob_part_size(id);
+            if (size === 0) continue;
+            const bytes = new Uint8Array(size);
+            core.ops.op_dsh_blob_read_part_into(id, bytes);
+            return controller.enqueue(bytes);
+          }
+          blob = undefined;
+          controller.close();
+          controller.byobRequest?.respond(0);
+        },
+      }, { __proto__: null });
+    },
+  }.stream,
 });
 
 // Loaded here so that it is in the snapshot: deno_web loads it on first use otherwise (events of
@@ -167,7 +174,12 @@ class TextEncoderStream {
       },
       flush: (controller) => {
         // A high surrogate that no low one followed: U+FFFD.
-        if (this.#pendingHighSurrogate !== '') enqueue(controller, new Uint8Array([0xef, 0xbf, 0xbd]));
+        if (this.#pendingHighSurrogate === '') return;
+        const replacement = new Uint8Array(3);
+        replacement[0] = 0xef;
+        replacement[1] = 0xbf;
+        replacement[2] = 0xbd;
+        enqueue(controller, replacement);
       },
     });
   }
@@ -405,12 +417,14 @@ function startWaiting() {
   }
 }
 
-/**
- * `result` if it is not an ArrayBuffer; else a copy of it in a buffer the run's buffer budget
- * counts. deno_crypto makes its results outside the counting allocator: a program that kept 100
- * encryptions of 16 MiB held 1.65 GB at a 64 MB cap. Past the cap, the copy's RangeError rejects the
- * call; the original goes with the next collection.
- */
+// deno_crypto makes its results outside the counting allocator: a program that kept 100
+// encryptions of 16 MiB held 1.65 GB at a 64 MB cap. Each result that is an ArrayBuffer is copied
+// into one the run's buffer budget counts (past the cap, the copy's RangeError rejects the call; the
+// original goes with the next collection), and a key's material, which lives natively as long as
+// its CryptoKey, is shadowed by an unwritten buffer of its size (60 imports of an 8 MiB key held
+// 480 MB; V8's collector weighs the shadow, which goes with the key).
+
+/** `result` if it is not an ArrayBuffer; else a copy of it in a counted buffer. */
 function counted(result) {
   let length;
   try {
@@ -423,11 +437,34 @@ function counted(result) {
   return copy;
 }
 
-function guard(method, prepare) {
+/** An encapsulation's result, its `sharedKey` and `ciphertext` copied if they are ArrayBuffers. */
+function countedMembers(result) {
+  result.sharedKey = counted(result.sharedKey);
+  result.ciphertext = counted(result.ciphertext);
+  return result;
+}
+
+const keyShadows = new SafeWeakMap();
+/** `key`, given a shadow of `bytes`. */
+function shadowed(key, bytes) {
+  WeakMapPrototypeSet(keyShadows, key, new ArrayBuffer(bytes));
+  return key;
+}
+
+/** The bytes of key material `keyData` holds, in `format`: its buffer's, or a JWK's text's. */
+function keyBytes(format, keyData) {
+  if (format === 'jwk') return JSONStringify(keyData)?.length ?? 0;
+  const bytes = bytesOf(keyData);
+  return bytes === null ? 0 : TypedArrayPrototypeGetByteLength(bytes);
+}
+
+/**
+ * Puts `method` under the bounds above. `prepare(args)` checks and fixes the arguments and says
+ * whether the call is costly; `transform(result, args)`, if given, maps the result.
+ */
+function guard(method, prepare, transform) {
   const native = SubtleCrypto.prototype[method];
-  ObjectDefineProperty(SubtleCrypto.prototype, method, {
-    __proto__: null,
-    value: { [method](...args) {
+  const wrapper = { [method](...args) {
       let costly;
       try {
         costly = prepare(args);
@@ -457,7 +494,7 @@ function guard(method, prepare) {
           return PromiseReject(error);
         }
         PromisePrototypeThen(promise, done, done);
-        return PromisePrototypeThen(promise, counted);
+        return transform === undefined ? promise : PromisePrototypeThen(promise, (result) => transform(result, args));
       };
       if (waitingFirst === null && fits(bytes, costly)) return call();
       // A copy in the heap, as deno_crypto would take it now.
@@ -473,7 +510,11 @@ function guard(method, prepare) {
         else waitingLast.next = waiting;
         waitingLast = waiting;
       });
-    } }[method],
+    } }[method];
+  ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: native.length, configurable: true });
+  ObjectDefineProperty(SubtleCrypto.prototype, method, {
+    __proto__: null,
+    value: wrapper,
   });
 }
 
@@ -488,7 +529,7 @@ guard('deriveBits', (args) => {
   const { algorithm, costly } = bounded('deriveBits', args[0], bits);
   args[0] = algorithm;
   return costly;
-});
+}, counted);
 guard('deriveKey', (args) => {
   const { type, bits } = derivedKeyType(args[2]);
   args[2] = type;
@@ -501,20 +542,22 @@ for (const method of ['digest', 'sign', 'verify']) {
     const { algorithm, costly } = bounded(method, args[0]);
     args[0] = algorithm;
     return costly;
-  });
+  }, method === 'verify' ? undefined : counted);
 }
 // Bounded only by their input, which is inside the heap cap.
-for (const method of ['encrypt', 'decrypt']) guard(method, () => false);
-// Guarded for their results, which `counted` copies into the heap: an exported key is as large as
-// the key imported, and each export was a copy made outside the cap.
-for (const method of ['exportKey', 'wrapKey']) guard(method, () => false);
+for (const method of ['encrypt', 'decrypt', 'exportKey', 'wrapKey', 'decapsulateBits']) guard(method, () => false, counted);
+guard('encapsulateBits', () => false, countedMembers);
+guard('encapsulateKey', () => false, countedMembers);
 // A JWK is read once, into plain data: deno_crypto reads some members twice and unwraps the
 // second read.
 guard('importKey', (args) => {
-  const [format, keyData] = args;
+  const format = args[0];
+  const keyData = args[1];
   if (format === 'jwk' && keyData !== null && typeof keyData === 'object') args[1] = JSONParse(JSONStringify(keyData));
   return false;
-});
+}, (key, args) => shadowed(key, keyBytes(args[0], args[1])));
+// An unwrapped key holds at most what was wrapped.
+guard('unwrapKey', () => false, (key, args) => shadowed(key, keyBytes('raw', args[1])));
 
 // deno_crypto's static methods for its own glue and for Node's KeyObject interop: with them a
 // program could forge keys of any shape (which reach an `unreachable!()` that aborts the process)

@@ -157,7 +157,10 @@ impl EndFlag {
   const STOPPED: u8 = 2;
 
   fn set(&self, by_stop: bool) {
-    self.0.store(if by_stop { Self::STOPPED } else { Self::ENDED }, Ordering::SeqCst);
+    self.0.store(
+      if by_stop { Self::STOPPED } else { Self::ENDED },
+      Ordering::SeqCst,
+    );
   }
 
   pub fn ended(&self) -> bool {

@@ -132,6 +132,13 @@ describe('arguments and answers are lossless JSON', () => {
     assert.deepStrictEqual(result.value, new Array(4).fill('binding resolution must be lossless JSON'))
   })
 
+  test('a resolution whose JSON text no string can hold rejects the call with that reason', async () => {
+    // Two references to one string of 2^28 characters: 2^29 + 5 characters of JSON text.
+    const half = 'a'.repeat(2 ** 28)
+    const result = await run('try { await tools.big({}) } catch (e) { return [e.name, e.message] }', tools({ big: async () => [half, half] }))
+    assert.deepStrictEqual(result.value, ['ToolCallError', "the value's JSON text would be longer than a string can hold (2^29 - 24 characters)"])
+  })
+
   test('an unknown member rejects with its quoted name', async () => {
     const result = await run('try { await tools.x({}) } catch (e) { return [e.toolName, e.message] }', tools({ x: 42 }))
     assert.deepStrictEqual(result.value, ['x', 'unknown binding "tools.x"'])

@@ -60,7 +60,8 @@ const ABANDON_CHECK_INTERVAL = 4096
 
 /**
  * The JSON text of `root`, or undefined if JSON cannot carry it exactly, or if `abandoned()`
- * (asked now and then during a long walk) says that nobody wants the text any more.
+ * (asked now and then during a long walk) says that nobody wants the text any more. Throws a
+ * RangeError if the text would be longer than a string can hold.
  */
 export function losslessJsonText(root, abandoned = () => false) {
   try {
@@ -105,7 +106,12 @@ export function losslessJsonText(root, abandoned = () => false) {
         text += scalar
       }
     }
-  } catch {
+  } catch (error) {
+    // Past the longest string V8 makes (2^29 - 24 characters): the value may be JSON, but its text
+    // cannot be; said as such, not as a lossy value.
+    if (error instanceof RangeError && error.message === 'Invalid string length') {
+      throw new RangeError('the value\'s JSON text would be longer than a string can hold (2^29 - 24 characters)')
+    }
     // A getter threw while the value was read.
     return undefined
   }

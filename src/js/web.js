@@ -421,8 +421,8 @@ function startWaiting() {
 // encryptions of 16 MiB held 1.65 GB at a 64 MB cap. Each result that is an ArrayBuffer is copied
 // into one the run's buffer budget counts (past the cap, the copy's RangeError rejects the call; the
 // original goes with the next collection), and a key's material, which lives natively as long as
-// its CryptoKey, is shadowed by an unwritten buffer of its size (60 imports of an 8 MiB key held
-// 480 MB; V8's collector weighs the shadow, which goes with the key).
+// its CryptoKey, is shadowed by an unwritten buffer of its size (60 kept imports of an 8 MiB key held
+// 900 MB); V8's collector weighs the shadow, which goes with the key.
 
 /** `result` if it is not an ArrayBuffer; else a copy of it in a counted buffer. */
 function counted(result) {

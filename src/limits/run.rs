@@ -248,8 +248,9 @@ impl RunShared {
     true
   }
 
+  /// Whether the run has ended (or settled); read from the end flag, without the state's lock.
   pub fn is_finished(&self) -> bool {
-    !self.state().phase.is_running()
+    self.end.ended()
   }
 
   /// Appends a log; once one does not fit, the run ends as `output-limit`.
@@ -361,6 +362,8 @@ impl RunShared {
     let ending = match std::mem::replace(&mut state.phase, Phase::Settled) {
       Phase::Ended(ending) => ending,
       Phase::Running | Phase::Settled => {
+        // Settled for the caller all the same, as a stop would be.
+        self.end.set(true);
         Self::failure(FailureKind::WorkerExit, "the isolate ended without an outcome")
       }
     };
@@ -575,7 +578,7 @@ mod tests {
   }
 
   #[test]
-  fn a_stop_or_the_output_cap_marks_the_run_stopped_and_its_own_ending_only_ended() {
+  fn a_stop_the_output_cap_or_no_outcome_marks_the_run_stopped_and_its_own_ending_only_ended() {
     let (stopped, _) = run_with_deliveries();
     let flag = stopped.end_flag();
     assert!(!flag.ended());
@@ -588,6 +591,11 @@ mod tests {
     assert!(completed.finish(RunShared::failure(FailureKind::Exception, "thrown")));
     assert!(!completed.stop(Limit::Disposal), "a run ends once");
     assert!(completed.end_flag().ended() && !completed.end_flag().stopped());
+    // Settled without an outcome (its isolate thread gave none): settled for the caller as a stop.
+    let (orphaned, delivered) = run_with_deliveries();
+    orphaned.deliver();
+    assert_eq!(crate::lock(&delivered).len(), 1);
+    assert!(orphaned.is_finished() && orphaned.end_flag().stopped());
   }
 
   #[test]

@@ -162,8 +162,7 @@ class TextEncoderStream {
     this.#stream = new TransformStream({
       __proto__: null,
       transform: (chunk, controller) => {
-        let text = `${chunk}`;
-        text = this.#pendingHighSurrogate + text;
+        let text = this.#pendingHighSurrogate + `${chunk}`;
         this.#pendingHighSurrogate = '';
         const last = StringPrototypeCharCodeAt(text, text.length - 1);
         if (last >= 0xd800 && last <= 0xdbff) {

@@ -286,7 +286,15 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
     let prototype: v8::Local<v8::Object> = ctor.get(scope, key.into()).unwrap().try_cast().unwrap();
     v8::Global::new(scope, prototype)
   };
+  let object_keys = {
+    let key = v8::String::new(scope, "Object").expect("short name");
+    let object: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
+    let key = v8::String::new(scope, "keys").expect("short name");
+    let keys: v8::Local<v8::Function> = object.get(scope, key.into()).unwrap().try_cast().unwrap();
+    v8::Global::new(scope, keys)
+  };
   Intrinsics {
+    object_keys,
     object_prototype: prototype_of("Object"),
     array_prototype: prototype_of("Array"),
     error_prototype: prototype_of("Error"),

@@ -249,6 +249,25 @@ describe('the bridge', () => {
     assert.ok(settledMs < 1500, `settled ${settledMs.toFixed(0)} ms after the start`)
   })
 
+  test('long answers are encoded in turns, so a caller\'s abort timer runs while they are', async () => {
+    let deep = []
+    for (let i = 0; i < 1e5; i++) deep = [deep]
+    const controller = new AbortController()
+    let abortedAt
+    const started = performance.now()
+    setTimeout(() => { abortedAt = performance.now(); controller.abort('stopped by the caller') }, 100)
+    const result = await runtime.run({
+      // 32 answers, each about 0.1 s of encoding: one turn of the event loop held them all.
+      program: 'const calls = []; for (let i = 0; i < 32; i++) calls.push(tools.deep({}).catch(() => 0)); await Promise.all(calls); for (;;) {}',
+      bindings: tools({ deep: () => deep }),
+      signal: controller.signal,
+    })
+    const settledMs = performance.now() - started
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'stopped by the caller' } })
+    assert.ok(abortedAt - started < 250, `the abort timer ran ${(abortedAt - started).toFixed(0)} ms after the start, for 100 ms`)
+    assert.ok(settledMs < 500, `settled ${settledMs.toFixed(0)} ms after the start`)
+  })
+
   test('a script that only loads the plugin exits at once', () => {
     const script = `
       import { Context } from '@deepseek-ai/cordis'

@@ -7,7 +7,7 @@ import {
   RESERVED_ERROR_MEMBERS,
 } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from './config.js'
-import { losslessJsonText } from './lossless.js'
+import { losslessJsonTextInTurns } from './lossless.js'
 
 /** The seam does not export its identifier rule; this is the same pattern. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -76,8 +76,8 @@ export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex
  * `V<value>` or `E<message>`. Calls to the namespace after the last, which no program sees, go to
  * `control` (a durable run's), which resolves the tagged text itself. Once `run.stopped()`, the run
  * is settled for its caller: calls still queued are dropped before their arguments are parsed (the
- * control namespace's still record what the run did). Once `run.ended()`, however it ended, an
- * answer still being encoded is abandoned.
+ * control namespace's still record what the run did). A long answer is encoded in turns of the
+ * event loop, and abandoned once `run.ended()`, however the run ended.
  */
 export function planBindings(namespaces, run, control) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
@@ -92,7 +92,7 @@ export function planBindings(namespaces, run, control) {
     if (namespaceIndex === namespaces.length && control) return control(argsJson)
     const outcome = await invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
     if ('failure' in outcome) return failure(outcome.failure)
-    const json = losslessJsonText(outcome.value, () => run.ended())
+    const json = await losslessJsonTextInTurns(outcome.value, () => run.ended())
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {

@@ -24,6 +24,7 @@ export interface CodeRunUsage {
   wallMs: number
   /** From the start of the run until the program began: isolate creation and bootstrap. */
   startupMs: number
+  /** Binding calls the program made; those still queued when a stop ended the run never reached the host. */
   bindingCalls: number
   /** Wall time during which at least one binding call was waiting on the host. */
   bindingWaitMs: number

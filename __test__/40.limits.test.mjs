@@ -166,6 +166,11 @@ describe('heap cap', () => {
         ${keep("crypto.subtle.importKey('raw', material, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])")}`,
       bindings: [],
     })
+    const jwkImports = await runtime.run({
+      program: `const jwk = { kty: 'oct', k: 'A'.repeat(4 << 20), alg: 'HS256' }
+        ${keep("crypto.subtle.importKey('jwk', jwk, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign'])")}`,
+      bindings: [],
+    })
     // An encapsulation's buffers are copied into the heap, and still agree with the decapsulation.
     const encapsulated = await runtime.run({
       program: `const { publicKey, privateKey } = await crypto.subtle.generateKey({ name: 'ML-KEM-768' }, false, ['encapsulateBits', 'decapsulateBits'])
@@ -182,7 +187,7 @@ describe('heap cap', () => {
     await dispose()
     // 40 results of 4 MiB are 160 MiB: each run is refused part-way, as every ArrayBuffer is.
     assert.deepStrictEqual(encapsulated, { logs: [], value: [32, 1088, true] })
-    for (const result of [encryptions, exports, imports, streamed]) {
+    for (const result of [encryptions, exports, imports, jwkImports, streamed]) {
       assert.equal(result.value.length, 2, JSON.stringify(result))
       assert.ok(result.value[0] >= 4 && result.value[0] < 10, JSON.stringify(result))
       assert.equal(result.value[1], 'RangeError: Array buffer allocation failed')

@@ -41,6 +41,7 @@ const {
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
   Uint8Array,
+  WeakMapPrototypeGet,
   WeakMapPrototypeSet,
 } = primordials;
 
@@ -450,9 +451,12 @@ function shadowed(key, bytes) {
   return key;
 }
 
+// The length of each JWK's text, taken when `importKey` read it into plain data.
+const jwkTextLengths = new SafeWeakMap();
+
 /** The bytes of key material `keyData` holds, in `format`: its buffer's, or a JWK's text's. */
 function keyBytes(format, keyData) {
-  if (format === 'jwk') return JSONStringify(keyData)?.length ?? 0;
+  if (format === 'jwk') return WeakMapPrototypeGet(jwkTextLengths, keyData) ?? 0;
   const bytes = bytesOf(keyData);
   return bytes === null ? 0 : TypedArrayPrototypeGetByteLength(bytes);
 }
@@ -552,7 +556,11 @@ guard('encapsulateKey', () => false, countedMembers);
 guard('importKey', (args) => {
   const format = args[0];
   const keyData = args[1];
-  if (format === 'jwk' && keyData !== null && typeof keyData === 'object') args[1] = JSONParse(JSONStringify(keyData));
+  if (format === 'jwk' && keyData !== null && typeof keyData === 'object') {
+    const text = JSONStringify(keyData);
+    args[1] = JSONParse(text);
+    WeakMapPrototypeSet(jwkTextLengths, args[1], text.length);
+  }
   return false;
 }, (key, args) => shadowed(key, keyBytes(args[0], args[1])));
 // An unwrapped key holds at most what was wrapped.

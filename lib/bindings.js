@@ -8,6 +8,7 @@ import {
 } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from './config.js'
 import { losslessJsonTextInTurns } from './lossless.js'
+import { inTurn } from './turns.js'
 
 /** The seam does not export its identifier rule; this is the same pattern. */
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
@@ -76,8 +77,9 @@ export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex
  * `V<value>` or `E<message>`. Calls to the namespace after the last, which no program sees, go to
  * `control` (a durable run's), which resolves the tagged text itself. Once `run.stopped()`, the run
  * is settled for its caller: calls still queued are dropped before their arguments are parsed (the
- * control namespace's still record what the run did). A long answer is encoded in turns of the
- * event loop, and abandoned once `run.ended()`, however the run ended.
+ * control namespace's still record what the run did). Calls are served, in order, and their answers
+ * encoded within binding work's share of each turn of the event loop (turns.js); an answer is
+ * abandoned once `run.ended()`, however the run ended.
  */
 export function planBindings(namespaces, run, control) {
   const names = namespaces.map(({ functions }) => Object.keys(functions))
@@ -95,12 +97,12 @@ export function planBindings(namespaces, run, control) {
     const json = await losslessJsonTextInTurns(outcome.value, () => run.ended())
     return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
   }
-  const dispatch = (call, namespaceIndex, nameIndex, argsJson) => {
+  const dispatch = (call, namespaceIndex, nameIndex, argsJson) => inTurn(() => {
     if (namespaceIndex < namespaces.length && run.stopped()) return
     serve(namespaceIndex, nameIndex, argsJson).then(
       (tagged) => run.answer(call, tagged),
       (error) => run.answer(call, failure(describeFailure(error))),
     )
-  }
+  })
   return { params, names, described, namespacesJson: JSON.stringify(described), dispatch }
 }

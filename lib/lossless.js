@@ -1,6 +1,7 @@
 // Host side of the lossless-JSON rule, for binding resolutions: the JSON text of a value that
 // JSON carries exactly, or undefined. Iterative, and each property is read exactly once.
 import { types } from 'node:util'
+import { nextTurn, turnUsed } from './turns.js'
 
 const exotic = [
   types.isProxy, types.isBoxedPrimitive, types.isDate, types.isRegExp, types.isMap, types.isSet,
@@ -58,23 +59,6 @@ const isContainer = (value) => value !== null && (typeof value === 'object' || t
 /** Values walked between two pauses of the walk. */
 const PAUSE_INTERVAL = 1024
 
-/** How long, in one turn of the event loop, answers may be encoded before they wait for the next. */
-const TURN_MS = 4
-
-/** When the walks' share of the current turn of the event loop began; `undefined` once it ended. */
-let turnStartedAt
-
-/** Whether the walks have used their share of this turn (asked at each pause, and before a walk). */
-function turnUsed() {
-  if (turnStartedAt === undefined) {
-    turnStartedAt = performance.now()
-    setImmediate(() => { turnStartedAt = undefined })
-  }
-  return performance.now() - turnStartedAt > TURN_MS
-}
-
-const nextTurn = () => new Promise(setImmediate)
-
 /**
  * The JSON text of `root`, or undefined if JSON cannot carry it exactly. Throws a RangeError if
  * the text would be longer than a string can hold.
@@ -88,10 +72,9 @@ export function losslessJsonText(root) {
 }
 
 /**
- * `losslessJsonText` for answers: all walks together take at most TURN_MS of a turn of the event
- * loop, then wait for the next (a caller's abort timer waited 400 ms behind 32 answers of 100 000-deep
- * arrays, whose calls Node dispatched in one turn). Undefined once `abandoned()`, asked at each
- * pause, says nobody wants the text any more.
+ * `losslessJsonText` for answers, within binding work's share of each turn of the event loop (see
+ * turns.js; a caller's abort timer waited 400 ms behind 32 answers of 100 000-deep arrays).
+ * Undefined once `abandoned()`, asked at each pause, says nobody wants the text any more.
  */
 export async function losslessJsonTextInTurns(root, abandoned) {
   while (turnUsed()) await nextTurn()

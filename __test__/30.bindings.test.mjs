@@ -249,6 +249,26 @@ describe('the bridge', () => {
     assert.ok(settledMs < 1500, `settled ${settledMs.toFixed(0)} ms after the start`)
   })
 
+  test('binding work runs in order, within a share of each turn of the event loop', async () => {
+    const { inTurn } = await import('../lib/turns.js')
+    const order = []
+    let doneWhenTimerRan
+    setTimeout(() => { doneWhenTimerRan = order.length }, 0)
+    await new Promise((resolve) => {
+      for (let i = 0; i < 40; i++) {
+        inTurn(() => {
+          const end = performance.now() + 2
+          while (performance.now() < end);
+          order.push(i)
+          if (i === 39) resolve()
+        })
+      }
+    })
+    assert.deepStrictEqual(order, Array.from({ length: 40 }, (_, i) => i))
+    // 40 tasks of 2 ms in one turn would have held the timer for 80 ms.
+    assert.ok(doneWhenTimerRan < 10, `the timer ran after ${doneWhenTimerRan} of 40 tasks`)
+  })
+
   test('long answers are encoded in turns, so a caller\'s abort timer runs while they are', async () => {
     let deep = []
     for (let i = 0; i < 1e5; i++) deep = [deep]

@@ -20,6 +20,7 @@ const LOOPS = {
   'TypedArray copyWithin': 'const t = new Uint8Array(1e8); for (;;) t.copyWithin(0, 1)',
   'TypedArray fill': 'const t = new Uint8Array(2e8); for (;;) t.fill(1)',
   'Object.keys of a long string': "const v = 'x'.repeat(2 ** 22); for (;;) Object.keys(v).length",
+  'JSON.stringify of a long typed array': 'const t = new Uint8Array(2 ** 22); for (;;) JSON.stringify(t)',
   'a spread of a long string': "const v = 'a,'.repeat(2 ** 20); for (;;) [...v]",
   'Array.prototype.flat over an array-like': 'const v = { length: 2 ** 32, 0: 1, [2 ** 32 - 2]: 2 }; for (;;) Array.prototype.flat.call(v, Infinity)',
 }
@@ -97,6 +98,19 @@ const m = async (value) => { try { await tools.take(value); return 'taken' } cat
 return [JSON.stringify(o) === JSON.stringify(await tools.echo(o)), await m(hidden), await m(symbol)]`
   const result = await runtime.run({ program, bindings: tools({ echo: (value) => value, take: () => 1 }) })
   assert.deepStrictEqual(result, { logs: [], value: [true, 'binding arguments must be lossless JSON', 'binding arguments must be lossless JSON'] })
+})
+
+test('JSON.stringify of a long typed array gives V8\'s text', async () => {
+  const build = `const f = new Float64Array(70000)
+for (let i = 0; i < f.length; i++) f[i] = i % 5 === 0 ? NaN : i % 7 === 0 ? -0 : i % 11 === 0 ? -Infinity : i / 3
+const u = new Uint8Array(70000).map((_, i) => i)
+const named = Object.assign(new Int16Array(70000), { name: 'x' })`
+  const texts = '[JSON.stringify(f), JSON.stringify(u), JSON.stringify(named), JSON.stringify(u, null, 1), JSON.stringify(new Float32Array(70000).fill(0.1))]'
+  const expected = new Function(`${build}\nreturn ${texts}`)()
+  const result = await runtime.run({ program: `${build}
+const m = (f) => { try { return f() } catch (e) { return String(e) } }
+return [...${texts}, m(() => JSON.stringify(new BigInt64Array(70000))), JSON.stringify.length, JSON.stringify.name]`, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: [...expected, 'TypeError: Do not know how to serialize a BigInt', 3, 'stringify'] })
 })
 
 test('the wrappers keep the built-ins\' names, lengths and receivers', async () => {

@@ -44,13 +44,6 @@ export const KNOWN_OPEN = [
     matches: ({ program }) => /for \(const k in v\)|\{ \.\.\.v \}/.test(program),
   },
   {
-    name: 'a typed array serialised by JSON.stringify',
-    why: 'JSON.stringify writes a typed array as an object, listing its indices in C++, one string per '
-      + 'element, and building the whole text at once; neither polls, and a 2^24-element array grew the '
-      + 'host by 650 MB at a 64 MB cap. Only a JSON.stringify of our own would reach it',
-    matches: ({ program }) => /new (Uint8|Float64)Array\(2 \*\* (24|20)\)/.test(program) && /JSON\.stringify\(v\)/.test(program),
-  },
-  {
     name: 'a loop that throws from syntax',
     why: 'a spread of a value that is not iterable throws from V8\'s runtime, which re-parses the '
       + 'function to name the call site in the message: no JavaScript function is entered, and the '

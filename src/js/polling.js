@@ -133,7 +133,8 @@ replace(Intl.Segmenter.prototype, 'segment', (native, receiver, args) => {
   return segments;
 });
 
-for (const key of ['parse', 'stringify']) replace(JSON, key);
+// JSON.stringify is replaced below, with a long typed array's text built here.
+replace(JSON, 'parse');
 
 const TypedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) replace(TypedArrayPrototype, key);
@@ -281,6 +282,31 @@ replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
     text += (start === 0 ? '' : separator) + ReflectApply(native, chunk, [separator]);
   }
   return text;
+});
+
+// JSON.stringify writes a typed array as an object, listing its indices in C++ first, one string
+// per element, past the heap cap (a 2^24-element array grew the host by 650 MB at a 64 MB cap):
+// a long one given alone, with no replacer or indentation, is written here, element by element.
+// Nested in another value it is still V8's to write.
+const NumberIsFinite = Number.isFinite;
+const TypeErrorForJson = TypeError;
+replace(JSON, 'stringify', (native, _receiver, args) => {
+  const value = args[0];
+  const length = longTypedArrayLength(value);
+  if (length === 0 || (args[1] !== undefined && args[1] !== null) || args[2] !== undefined) return ReflectApply(native, JSON, args);
+  // Read once, as V8 reads it; a typed array with a toJSON, or with keys of its own besides its
+  // indices, is V8's to write.
+  if (typeof value.toJSON === 'function' || nonIndexKeys(value, ENUMERABLE_STRINGS).length > 0) {
+    return ReflectApply(native, JSON, args);
+  }
+  const tag = ReflectApply(typedArrayTag, value, []);
+  if (tag === 'BigInt64Array' || tag === 'BigUint64Array') throw new TypeErrorForJson('Do not know how to serialize a BigInt');
+  let text = '{';
+  for (let i = 0; i < length; i++) {
+    const element = value[i];
+    text += (i === 0 ? '"' : ',"') + i + '":' + (NumberIsFinite(element) ? '' + element : 'null');
+  }
+  return text + '}';
 });
 
 // Spreading a long string, or Array.from of one, walks it code point by code point through an

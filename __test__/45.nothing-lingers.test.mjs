@@ -20,7 +20,7 @@ const LOOPS = {
   'TypedArray copyWithin': 'const t = new Uint8Array(1e8); for (;;) t.copyWithin(0, 1)',
   'TypedArray fill': 'const t = new Uint8Array(2e8); for (;;) t.fill(1)',
   'Object.keys of a long string': "const v = 'x'.repeat(2 ** 22); for (;;) Object.keys(v).length",
-  'JSON.stringify of a long typed array': 'const t = new Uint8Array(2 ** 22); for (;;) JSON.stringify(t)',
+  'JSON.stringify of a long typed array': 'const t = new Uint8Array(2 ** 24); for (;;) JSON.stringify(t)',
   'a spread of a long string': "const v = 'a,'.repeat(2 ** 20); for (;;) [...v]",
   'Array.prototype.flat over an array-like': 'const v = { length: 2 ** 32, 0: 1, [2 ** 32 - 2]: 2 }; for (;;) Array.prototype.flat.call(v, Infinity)',
 }

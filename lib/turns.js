@@ -39,7 +39,13 @@ async function drain() {
     while (turnUsed()) await nextTurn()
     const task = queue[head]
     queue[head++] = undefined
-    task()
+    try {
+      task()
+    } catch (error) {
+      // Uncaught, as a throw from the threadsafe function's own callback would be, and the tasks
+      // after it still run.
+      queueMicrotask(() => { throw error })
+    }
   }
   queue.length = 0
   head = 0

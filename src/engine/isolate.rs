@@ -279,25 +279,22 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   let global = scope.get_current_context().global(scope);
-  let prototype_of = |name: &str| -> v8::Global<v8::Object> {
+  // `global[name][member]`, read before the program runs.
+  let member_of = |name: &str, member: &str| -> v8::Local<v8::Value> {
     let key = v8::String::new(scope, name).expect("short name");
-    let ctor: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
-    let key = v8::String::new(scope, "prototype").expect("short name");
-    let prototype: v8::Local<v8::Object> = ctor.get(scope, key.into()).unwrap().try_cast().unwrap();
-    v8::Global::new(scope, prototype)
+    let owner: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
+    let key = v8::String::new(scope, member).expect("short name");
+    owner.get(scope, key.into()).unwrap()
   };
-  let object_keys = {
-    let key = v8::String::new(scope, "Object").expect("short name");
-    let object: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
-    let key = v8::String::new(scope, "keys").expect("short name");
-    let keys: v8::Local<v8::Function> = object.get(scope, key.into()).unwrap().try_cast().unwrap();
-    v8::Global::new(scope, keys)
-  };
+  let object_prototype: v8::Local<v8::Object> = member_of("Object", "prototype").try_cast().unwrap();
+  let array_prototype: v8::Local<v8::Object> = member_of("Array", "prototype").try_cast().unwrap();
+  let error_prototype: v8::Local<v8::Object> = member_of("Error", "prototype").try_cast().unwrap();
+  let object_keys: v8::Local<v8::Function> = member_of("Object", "keys").try_cast().unwrap();
   Intrinsics {
-    object_keys,
-    object_prototype: prototype_of("Object"),
-    array_prototype: prototype_of("Array"),
-    error_prototype: prototype_of("Error"),
+    object_keys: v8::Global::new(scope, object_keys),
+    object_prototype: v8::Global::new(scope, object_prototype),
+    array_prototype: v8::Global::new(scope, array_prototype),
+    error_prototype: v8::Global::new(scope, error_prototype),
   }
 }
 

@@ -290,7 +290,6 @@ replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
 // Nested in another value it is still V8's to write.
 const NumberIsFinite = Number.isFinite;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
-const TypeErrorForJson = TypeError;
 replace(JSON, 'stringify', (native, _receiver, args) => {
   const value = args[0];
   const length = longTypedArrayLength(value);
@@ -301,7 +300,7 @@ replace(JSON, 'stringify', (native, _receiver, args) => {
     return ReflectApply(native, JSON, args);
   }
   const tag = ReflectApply(typedArrayTag, value, []);
-  if (tag === 'BigInt64Array' || tag === 'BigUint64Array') throw new TypeErrorForJson('Do not know how to serialize a BigInt');
+  if (tag === 'BigInt64Array' || tag === 'BigUint64Array') throw new TypeErrorCtor('Do not know how to serialize a BigInt');
   // Each chunk is made flat before the next, so the text costs about its length, not a rope node
   // or three per element (a 2^24-element array held 730 MB that way at a 512 MB cap).
   let text = '{';

@@ -245,8 +245,7 @@ fn write_value<'s>(
     } else {
       (v8::IndexFilter::IncludeIndices, length + 1)
     };
-    let own = own_keys(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES, index_filter)?;
-    if own.length() != own_key_count {
+    if own_key_count_of(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES, index_filter)? != own_key_count {
       return Err(Refusal::NotLossless);
     }
     out.push("[");
@@ -274,17 +273,17 @@ fn write_value<'s>(
     // interrupt: an object with more than SHORT_ARRAY enumerable keys has only its names (keys
     // that are not indices) compared (docs/differences.md).
     let (all, enumerable) = if keys.length() <= SHORT_ARRAY {
-      let all = own_keys(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::IncludeIndices)?;
-      (all.length(), keys.length())
+      let all = own_key_count_of(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::IncludeIndices)?;
+      (all, keys.length())
     } else {
-      let all = own_keys(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::SkipIndices)?;
-      let names = own_keys(
+      let all = own_key_count_of(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::SkipIndices)?;
+      let names = own_key_count_of(
         scope,
         object,
         v8::PropertyFilter::ONLY_ENUMERABLE | v8::PropertyFilter::SKIP_SYMBOLS,
         v8::IndexFilter::SkipIndices,
       )?;
-      (all.length(), names.length())
+      (all, names)
     };
     if all != enumerable {
       return Err(Refusal::NotLossless);
@@ -299,14 +298,14 @@ fn write_value<'s>(
   Ok(None)
 }
 
-/// `object`'s own keys that `property_filter` and `index_filter` let through, to be counted
-/// (indices are kept as numbers: strings made for them would only be counted).
-fn own_keys<'s>(
+/// How many own keys of `object` `property_filter` and `index_filter` let through (listed with
+/// indices kept as numbers: strings made for them would only be counted).
+fn own_key_count_of<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   object: v8::Local<'s, v8::Object>,
   property_filter: v8::PropertyFilter,
   index_filter: v8::IndexFilter,
-) -> Result<v8::Local<'s, v8::Array>, Refusal> {
+) -> Result<u32, Refusal> {
   // `get_property_names`: the `own` variant's binding drops the mode and index filter.
   object
     .get_property_names(
@@ -318,6 +317,7 @@ fn own_keys<'s>(
         key_conversion: v8::KeyConversionMode::KeepNumbers,
       },
     )
+    .map(|keys| keys.length())
     .ok_or(Refusal::NotLossless)
 }
 

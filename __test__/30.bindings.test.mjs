@@ -269,6 +269,28 @@ describe('the bridge', () => {
     assert.ok(doneWhenTimerRan < 10, `the timer ran after ${doneWhenTimerRan} of 40 tasks`)
   })
 
+  test('a queued binding task that throws is reported uncaught, and the tasks after it still run', () => {
+    // In a process of its own: the test runner treats an uncaught exception as its own failure.
+    const script = `
+      const { inTurn } = await import(${JSON.stringify(new URL('../lib/turns.js', import.meta.url).href)})
+      const events = []
+      process.on('uncaughtException', (error) => events.push('uncaught ' + error.message))
+      // The first task uses up the turn, so the rest wait in the queue.
+      for (let i = 0; i < 6; i++) {
+        inTurn(() => {
+          if (i === 0) { const end = performance.now() + 10; while (performance.now() < end); }
+          if (i === 3) throw new Error('boom')
+          events.push(i)
+        })
+      }
+      setTimeout(() => inTurn(() => { events.push('later'); setTimeout(() => console.log(JSON.stringify(events)), 20) }), 50)
+    `
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 10_000 })
+    assert.strictEqual(child.stderr, '')
+    // Reported once the tasks sharing its turn have run; the queue serves later tasks too.
+    assert.deepStrictEqual(JSON.parse(child.stdout), [0, 1, 2, 4, 5, 'uncaught boom', 'later'])
+  })
+
   test('long answers are encoded in turns, so a caller\'s abort timer runs while they are', async () => {
     let deep = []
     for (let i = 0; i < 1e5; i++) deep = [deep]

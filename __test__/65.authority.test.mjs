@@ -105,6 +105,30 @@ test('Blob bytes count against the ArrayBuffer cap', async () => {
   assert.deepStrictEqual(result.value, [true, 'RangeError', "a Blob part of 4194304 bytes does not fit the run's ArrayBuffer memory cap"])
 })
 
+test('a Blob\'s text parts count against the ArrayBuffer cap once, in UTF-8 as the web platform encodes them', async () => {
+  const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64 })
+  // Each part's UTF-8 is the part: 15 of 4 MiB fit a 64 MB cap beside the world's own buffers.
+  // deno_core encoded each outside the cap and the store copied it, counted: the copies filled the
+  // cap while the encodings waited, uncounted, for a collection.
+  const kept = await runtime.run({
+    program: `
+      const text = ','.repeat(4 << 20)
+      const kept = []
+      try { for (let i = 0; i < 64; i++) kept.push(new Blob([text])) } catch (e) { return [kept.length, e.name, e.message] }
+      return 'all kept'`,
+    bindings: [],
+  })
+  const exact = await runtime.run({
+    program: `
+      const blob = new Blob(['h\\u00e9\\ud800x', '\\u{1F600}', new Uint8Array([1, 2]), 'z'])
+      return [blob.size, [...new Uint8Array(await blob.arrayBuffer())], [...new Uint8Array(await blob.slice(1, 4).arrayBuffer())], await new Blob(['ab', 'cd']).text()]`,
+    bindings: [],
+  })
+  await dispose()
+  assert.deepStrictEqual(kept.value, [15, 'RangeError', "the 4194304 bytes of a text's UTF-8 do not fit the run's ArrayBuffer memory cap"])
+  assert.deepStrictEqual(exact.value, [14, [104, 195, 169, 239, 191, 189, 120, 240, 159, 152, 128, 1, 2, 122], [195, 169, 239], 'abcd'])
+})
+
 test('a Blob\'s stream keeps its bytes after the Blob itself is collected', async () => {
   const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 64, computeMs: 5000 })
   // Only the reader holds the Blob; the garbage makes V8 collect it, the timer lets its finaliser run.

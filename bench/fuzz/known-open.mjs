@@ -3,13 +3,6 @@
 // Each entry is to go when its cause is fixed.
 export const KNOWN_OPEN = [
   {
-    name: 'a Blob made from a long text',
-    why: 'deno_web encodes a string part to UTF-8 outside the counting allocator before the store copies '
-      + 'it (counted); that copy stays until the next collection: with the text of a 2^24-element typed '
-      + 'array and then a listing of its keys to the heap cap, 252 MB above idle at a 64 MB cap (seed 13)',
-    matches: ({ program }, problems) => /new Blob\(\[String\(v\)\]\)/.test(program) && problems.every((problem) => problem.startsWith('peak ')),
-  },
-  {
     name: 'one request past the cap',
     why: 'an array or string that grows in one request (concat, slice, splice, Array.from, a spread or '
       + 'structuredClone of a 2^24-element array, a 2^24-character pad) asks V8 for the whole result '

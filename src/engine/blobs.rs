@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use deno_web::{BlobPart, BlobStore, BlobStoreTrait, InMemoryBlobPart};
 use uuid::Uuid;
 
-use crate::engine::buffers::BufferBudget;
+use crate::engine::buffers::{BufferBudget, CountedBytes};
 
 /// deno_web's in-memory blob store, with every part the program creates counted against the
 /// run's ArrayBuffer cap until the Blob is collected.
@@ -39,6 +39,22 @@ impl CountedBlobStore {
   }
 }
 
+/// A part over bytes that count against the cap themselves, until the part and every other
+/// holder drop them.
+#[derive(Debug)]
+struct CountedPart(Arc<CountedBytes>);
+
+#[async_trait::async_trait]
+impl BlobPart for CountedPart {
+  async fn read<'a>(&'a self) -> &'a [u8] {
+    self.0.as_slice()
+  }
+
+  fn size(&self) -> usize {
+    self.0.as_slice().len()
+  }
+}
+
 /// A slice of a stored part, validated with checked arithmetic: deno_web's own check adds the
 /// program's `start` and `len` unchecked, and the sum wrapped past a 2^64 offset, passed, and
 /// panicked later where it cannot unwind.
@@ -63,6 +79,11 @@ impl BlobPart for SlicedPart {
 }
 
 impl CountedBlobStore {
+  /// Stores `bytes` as they are: they count against the cap already.
+  pub fn insert_counted(&self, bytes: Arc<CountedBytes>) -> Uuid {
+    self.parts.insert_part(Arc::new(CountedPart(bytes)))
+  }
+
   /// A slice of `len` bytes from `start` of part `id`; `None` if the part is gone or too short.
   pub fn insert_slice(&self, id: &Uuid, start: usize, len: usize) -> Option<Uuid> {
     let part = self.parts.get_part(id)?;

@@ -122,6 +122,53 @@ pub fn counting_allocator(budget: &Arc<BufferBudget>) -> v8::UniqueRef<v8::Alloc
   unsafe { v8::new_rust_allocator(Arc::into_raw(budget.clone()), &VTABLE) }
 }
 
+/// Bytes native code made for the program, counted against the run's cap until dropped.
+pub struct CountedBytes {
+  bytes: Box<[u8]>,
+  budget: Arc<BufferBudget>,
+}
+
+impl CountedBytes {
+  /// `bytes`, whose length must already be reserved from `budget`.
+  pub fn new(budget: &Arc<BufferBudget>, bytes: Box<[u8]>) -> Arc<Self> {
+    Arc::new(Self {
+      bytes,
+      budget: budget.clone(),
+    })
+  }
+
+  pub fn as_slice(&self) -> &[u8] {
+    &self.bytes
+  }
+}
+
+impl std::fmt::Debug for CountedBytes {
+  fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    write!(formatter, "CountedBytes({} bytes)", self.bytes.len())
+  }
+}
+
+impl Drop for CountedBytes {
+  fn drop(&mut self) {
+    self.budget.release(self.bytes.len());
+  }
+}
+
+/// A backing store over `bytes`, which holds them until V8 frees it. JavaScript may write to it:
+/// only for bytes no program can reach.
+pub fn backing_store_of(bytes: &Arc<CountedBytes>) -> v8::UniqueRef<v8::BackingStore> {
+  let data = bytes.bytes.as_ptr().cast_mut().cast::<c_void>();
+  let holder = Arc::into_raw(bytes.clone()).cast_mut().cast::<c_void>();
+  // SAFETY: the bytes stay where they are while `holder` is alive; V8 calls `release_holder`
+  // once, when it frees the store.
+  unsafe { v8::ArrayBuffer::new_backing_store_from_ptr(data, bytes.bytes.len(), release_holder, holder) }
+}
+
+unsafe extern "C" fn release_holder(_data: *mut c_void, _len: usize, holder: *mut c_void) {
+  // SAFETY: leaked by `backing_store_of` for this store, which V8 frees once.
+  drop(unsafe { Arc::from_raw(holder.cast_const().cast::<CountedBytes>()) });
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -137,5 +184,18 @@ mod tests {
     assert!(budget.reserve(60));
     assert_eq!(budget.peak(), 100);
     assert!(!budget.reserve(usize::MAX));
+  }
+
+  #[test]
+  fn counted_bytes_release_their_reservation_when_the_last_holder_drops_them() {
+    let budget = BufferBudget::new(100);
+    assert!(budget.reserve(60));
+    let bytes = CountedBytes::new(&budget, vec![7; 60].into_boxed_slice());
+    let part = bytes.clone();
+    drop(bytes);
+    assert!(!budget.reserve(41), "still held by the part");
+    assert_eq!(part.as_slice(), &[7; 60][..]);
+    drop(part);
+    assert!(budget.reserve(100));
   }
 }

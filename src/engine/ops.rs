@@ -11,6 +11,7 @@ use deno_error::JsErrorBox;
 use deno_web::BlobStoreTrait;
 
 use crate::engine::blobs::CountedBlobStore;
+use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of};
 use crate::engine::digest;
 use crate::engine::stack::render_thrown;
 use crate::limits::budgets::Limit;
@@ -340,8 +341,12 @@ fn hash_algorithm(name: &str) -> Result<digest::Algorithm, JsErrorBox> {
 /// `op_blob_create_part`, which has no limit.
 #[op2]
 pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Result<uuid::Uuid, JsErrorBox> {
-  state
-    .borrow::<Arc<CountedBlobStore>>()
+  let encoded = state.borrow_mut::<LastEncoded>().0.take();
+  let blobs = state.borrow::<Arc<CountedBlobStore>>();
+  if let Some(encoded) = encoded.filter(|encoded| std::ptr::eq(encoded.as_slice(), data)) {
+    return Ok(blobs.insert_counted(encoded));
+  }
+  blobs
     .insert_copy(data)
     .ok_or_else(|| {
       JsErrorBox::range_error(format!(
@@ -349,6 +354,42 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
         data.len()
       ))
     })
+}
+
+/// The bytes of the last `core.encode`, which deno_web hands straight to `op_blob_create_part`
+/// for each string part of a Blob: the part keeps them, instead of a copy.
+#[derive(Default)]
+pub struct LastEncoded(Option<Arc<CountedBytes>>);
+
+/// deno_core's `core.encode`, with its bytes counted against the run's ArrayBuffer cap: deno_core
+/// makes them outside it, and a Blob of a long text held them uncounted until a collection.
+#[op2]
+pub fn op_dsh_encode<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  state: &mut OpState,
+  text: v8::Local<'s, v8::Value>,
+) -> Result<v8::Local<'s, v8::Uint8Array>, JsErrorBox> {
+  let text = v8::Local::<v8::String>::try_from(text).map_err(|_| JsErrorBox::type_error("Invalid argument"))?;
+  // The last encoding is no longer wanted for a Blob part.
+  state.borrow_mut::<LastEncoded>().0 = None;
+  let budget = state.borrow::<Arc<BufferBudget>>();
+  let len = text.utf8_length(scope);
+  if !budget.reserve(len) {
+    return Err(JsErrorBox::range_error(format!(
+      "the {len} bytes of a text's UTF-8 do not fit the run's ArrayBuffer memory cap"
+    )));
+  }
+  // Lone surrogates become U+FFFD, as `encode` makes them.
+  let bytes = text.to_rust_string_lossy(scope).into_bytes().into_boxed_slice();
+  if bytes.len() != len {
+    budget.release(len);
+    return Err(JsErrorBox::generic("a text's UTF-8 length changed while it was encoded"));
+  }
+  let bytes = CountedBytes::new(budget, bytes);
+  let store = backing_store_of(&bytes).make_shared();
+  state.borrow_mut::<LastEncoded>().0 = Some(bytes);
+  let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
+  v8::Uint8Array::new(scope, buffer, 0, len).ok_or_else(|| JsErrorBox::range_error("a text's UTF-8 is too long for a Uint8Array"))
 }
 
 /// The size of a stored Blob part, for `Blob#stream` to make the buffer it reads it into.

@@ -12,8 +12,8 @@ use crate::engine::{ops, structured_clone};
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
-  let blobs = Arc::new(CountedBlobStore::new(buffers));
-  let mut program = dsh::init(blobs.clone());
+  let blobs = Arc::new(CountedBlobStore::new(buffers.clone()));
+  let mut program = dsh::init(blobs.clone(), buffers);
   program.esm_files.to_mut().push(ExtensionFileSource::new_computed(
     "ext:dsh/vendor.js",
     Arc::from(include_str!(concat!(env!("OUT_DIR"), "/vendor.js"))),
@@ -62,17 +62,20 @@ deno_core::extension!(
   ],
   esm_entry_point = "ext:dsh/main.js",
   esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "web.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
-  options = { blobs: Arc<CountedBlobStore> },
+  options = { blobs: Arc<CountedBlobStore>, buffers: Arc<BufferBudget> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),
     "op_blob_slice_part" => op.with_implementation_from(&ops::op_dsh_blob_slice_part()),
     "op_url_parse_search_params" => op.with_implementation_from(&ops::op_dsh_url_parse_search_params()),
+    "op_encode" => op.with_implementation_from(&ops::op_dsh_encode()),
     "op_structured_clone" => op.with_implementation_from(&structured_clone::op_dsh_structured_clone()),
     name if is_refused_op(name) => op.disable(),
     _ => op,
   },
   state = |state, options| {
     state.put(options.blobs);
+    state.put(options.buffers);
+    state.put(ops::LastEncoded::default());
   },
 );
 

@@ -379,13 +379,16 @@ pub fn op_dsh_encode<'s>(
       "the {len} bytes of a text's UTF-8 do not fit the run's ArrayBuffer memory cap"
     )));
   }
-  // Lone surrogates become U+FFFD, as `encode` makes them.
-  let bytes = text.to_rust_string_lossy(scope).into_bytes().into_boxed_slice();
-  if bytes.len() != len {
+  // Written straight into the reserved length: a Rust `String` of a long text is made with twice
+  // its length, outside the cap. Lone surrogates become U+FFFD, as `encode` makes them.
+  let mut bytes = Box::<[u8]>::new_uninit_slice(len);
+  let written = text.write_utf8_uninit_v2(scope, &mut bytes, v8::WriteFlags::kReplaceInvalidUtf8, None);
+  if written != len {
     budget.release(len);
-    return Err(JsErrorBox::generic("a text's UTF-8 length changed while it was encoded"));
+    return Err(JsErrorBox::generic("a text's UTF-8 came out shorter than V8 measured it"));
   }
-  let bytes = CountedBytes::new(budget, bytes);
+  // SAFETY: V8 wrote all `len` bytes.
+  let bytes = CountedBytes::new(budget, unsafe { bytes.assume_init() });
   let store = backing_store_of(&bytes).make_shared();
   state.borrow_mut::<LastEncoded>().0 = Some(bytes);
   let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);

@@ -138,6 +138,8 @@ async function settle(own, { program, bindings, signal }, attempt) {
 /** Settles every run in flight as `runtime disposed` and waits for their isolates to end. */
 async function dispose(own) {
   own.disposed = true
+  // Closed first, so that a thread whose run ends below exits instead of preparing another isolate.
+  const emptied = own.pool.close()
   const pending = [...own.live]
   for (const [run] of pending) run.dispose()
   await Promise.all(pending.map(([, settled]) => settled))
@@ -145,7 +147,7 @@ async function dispose(own) {
   // the watchdog) exits when the built-in returns; disposal does not wait for it.
   let timer
   const bounded = new Promise((resolve) => { timer = setTimeout(resolve, DISPOSAL_WAIT_MS) })
-  await Promise.race([own.pool.close(), bounded])
+  await Promise.race([emptied, bounded])
   clearTimeout(timer)
 }
 

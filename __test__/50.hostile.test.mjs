@@ -25,7 +25,9 @@ test('disposal with 100 runs in flight settles them all and leaves no isolate th
     : runtime.run({ program: 'await tools.never({})', bindings: tools({ never: () => new Promise(() => {}) }) }))
   await sleep(300)
   await dispose()
-  assert.equal(native.liveIsolateThreads(), 0)
+  // Disposal waits at most 750 ms for the threads; on a loaded machine their isolates may still
+  // be going away then (stop 31's CI found 14 left), so the count gets one more second.
+  assert.equal(await settledAt(native.liveIsolateThreads, 0), 0)
   assert.equal(await settledAt(native.liveRuns, 0), 0)
   for (const result of await Promise.all(runs)) {
     assert.deepStrictEqual(result, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } })

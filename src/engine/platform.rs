@@ -105,6 +105,12 @@ fn spawn_isolate_thread(task: HostTask) {
 /// A run on a thread of its own, whose isolate is created for it.
 fn run_cold(job: RunJob) {
   let _live = LiveThread::enter();
+  // Stopped while it waited for this thread (a disposal, an abort): it has its ending already,
+  // and an isolate made now would only delay its delivery and the disposal waiting for it.
+  if job.shared.is_finished() {
+    job.abandon("the run ended before its thread started");
+    return;
+  }
   match event_loop() {
     Ok(event_loop) => {
       let entered = event_loop.runtime.enter();

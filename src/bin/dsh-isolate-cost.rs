@@ -12,11 +12,21 @@ fn median(samples: &[Duration]) -> f64 {
 }
 
 fn main() {
-  let isolates = std::env::args().nth(1).and_then(|n| n.parse().ok()).unwrap_or(200);
+  let isolates = std::env::args()
+    .nth(1)
+    .and_then(|n| n.parse().ok())
+    .unwrap_or(200);
   let extra_flags = std::env::args().nth(2).unwrap_or_default();
   init_v8(&extra_flags);
   let phases = measure(isolates, 64 << 20);
-  println!("| phase ({isolates} isolates, 64 MB cap{}) | wall ms (median) | CPU ms (median) |", if extra_flags.is_empty() { String::new() } else { format!(", with {extra_flags}") });
+  println!(
+    "| phase ({isolates} isolates, 64 MB cap{}) | wall ms (median) | CPU ms (median) |",
+    if extra_flags.is_empty() {
+      String::new()
+    } else {
+      format!(", with {extra_flags}")
+    }
+  );
   println!("| --- | --- | --- |");
   let (mut wall, mut cpu) = (0.0, 0.0);
   for phase in &phases {

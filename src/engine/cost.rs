@@ -28,7 +28,11 @@ impl Stopwatch {
   fn start() -> Self {
     let thread = Thread::current().expect("a handle on this thread");
     let cpu = thread.cpu_time().unwrap_or_default();
-    Self { thread, wall: Instant::now(), cpu }
+    Self {
+      thread,
+      wall: Instant::now(),
+      cpu,
+    }
   }
 
   /// Time since the last lap, and a new lap begins.
@@ -47,7 +51,11 @@ fn record(phases: &mut Vec<Phase>, name: &'static str, (wall, cpu): (Duration, D
       phase.wall.push(wall);
       phase.cpu.push(cpu);
     }
-    None => phases.push(Phase { name, wall: vec![wall], cpu: vec![cpu] }),
+    None => phases.push(Phase {
+      name,
+      wall: vec![wall],
+      cpu: vec![cpu],
+    }),
   }
 }
 
@@ -93,7 +101,10 @@ pub fn measure(isolates: usize, heap_bytes: usize) -> Vec<Phase> {
         let mut watch = Stopwatch::start();
         drop(JsRuntime::new(RuntimeOptions::default()));
         let bare = watch.lap();
-        drop(JsRuntime::new(RuntimeOptions { startup_snapshot: Some(minimal), ..Default::default() }));
+        drop(JsRuntime::new(RuntimeOptions {
+          startup_snapshot: Some(minimal),
+          ..Default::default()
+        }));
         let from_snapshot = watch.lap();
         {
           let isolate = &mut deno_core::v8::Isolate::new(deno_core::v8::CreateParams::default());
@@ -103,9 +114,21 @@ pub fn measure(isolates: usize, heap_bytes: usize) -> Vec<Phase> {
         }
         let v8_alone = watch.lap();
         if round > 0 {
-          record(&mut phases, "floor: bare deno_core runtime, made and dropped", bare);
-          record(&mut phases, "floor: deno_core runtime from a minimal snapshot, made and dropped", from_snapshot);
-          record(&mut phases, "floor: a bare V8 isolate and context, made and dropped", v8_alone);
+          record(
+            &mut phases,
+            "floor: bare deno_core runtime, made and dropped",
+            bare,
+          );
+          record(
+            &mut phases,
+            "floor: deno_core runtime from a minimal snapshot, made and dropped",
+            from_snapshot,
+          );
+          record(
+            &mut phases,
+            "floor: a bare V8 isolate and context, made and dropped",
+            v8_alone,
+          );
         }
       }
       phases

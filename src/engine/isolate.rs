@@ -250,14 +250,20 @@ impl PreparedIsolate {
 /// answers come in a batch, and a spinning thread would take a core from the host answering them.
 async fn spin_for_answers<T>(shared: &RunShared, event_loop: impl Future<Output = T>) -> T {
   let mut event_loop = std::pin::pin!(event_loop);
-  std::future::poll_fn(|cx| loop {
-    let seen = shared.answer_wait.answers();
-    if let Poll::Ready(done) = event_loop.as_mut().poll(cx) {
-      return Poll::Ready(done);
-    }
-    let wait = &shared.answer_wait;
-    if !wait.worth_spinning() || shared.is_finished() || shared.calls_awaiting() != 1 || !wait.spin(seen, MAX_SPIN) {
-      return Poll::Pending;
+  std::future::poll_fn(|cx| {
+    loop {
+      let seen = shared.answer_wait.answers();
+      if let Poll::Ready(done) = event_loop.as_mut().poll(cx) {
+        return Poll::Ready(done);
+      }
+      let wait = &shared.answer_wait;
+      if !wait.worth_spinning()
+        || shared.is_finished()
+        || shared.calls_awaiting() != 1
+        || !wait.spin(seen, MAX_SPIN)
+      {
+        return Poll::Pending;
+      }
     }
   })
   .await

@@ -3,8 +3,8 @@
 //! structured clone, counted buffers and blobs).
 
 mod blobs;
-pub mod cost;
 mod buffers;
+pub mod cost;
 pub mod digest;
 mod isolate;
 pub(crate) mod job;

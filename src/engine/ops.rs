@@ -346,14 +346,12 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
   if let Some(encoded) = encoded.filter(|encoded| std::ptr::eq(encoded.as_slice(), data)) {
     return Ok(blobs.insert_counted(encoded));
   }
-  blobs
-    .insert_copy(data)
-    .ok_or_else(|| {
-      JsErrorBox::range_error(format!(
-        "a Blob part of {} bytes does not fit the run's ArrayBuffer memory cap",
-        data.len()
-      ))
-    })
+  blobs.insert_copy(data).ok_or_else(|| {
+    JsErrorBox::range_error(format!(
+      "a Blob part of {} bytes does not fit the run's ArrayBuffer memory cap",
+      data.len()
+    ))
+  })
 }
 
 /// The bytes of the last `core.encode`, which deno_web hands straight to `op_blob_create_part`
@@ -369,7 +367,8 @@ pub fn op_dsh_encode<'s>(
   state: &mut OpState,
   text: v8::Local<'s, v8::Value>,
 ) -> Result<v8::Local<'s, v8::Uint8Array>, JsErrorBox> {
-  let text = v8::Local::<v8::String>::try_from(text).map_err(|_| JsErrorBox::type_error("Invalid argument"))?;
+  let text =
+    v8::Local::<v8::String>::try_from(text).map_err(|_| JsErrorBox::type_error("Invalid argument"))?;
   // The last encoding is no longer wanted for a Blob part.
   state.borrow_mut::<LastEncoded>().0 = None;
   let budget = state.borrow::<Arc<BufferBudget>>();
@@ -385,14 +384,17 @@ pub fn op_dsh_encode<'s>(
   let written = text.write_utf8_uninit_v2(scope, &mut bytes, v8::WriteFlags::kReplaceInvalidUtf8, None);
   if written != len {
     budget.release(len);
-    return Err(JsErrorBox::generic("a text's UTF-8 came out shorter than V8 measured it"));
+    return Err(JsErrorBox::generic(
+      "a text's UTF-8 came out shorter than V8 measured it",
+    ));
   }
   // SAFETY: V8 wrote all `len` bytes.
   let bytes = CountedBytes::new(budget, unsafe { bytes.assume_init() });
   let store = backing_store_of(&bytes).make_shared();
   state.borrow_mut::<LastEncoded>().0 = Some(bytes);
   let buffer = v8::ArrayBuffer::with_backing_store(scope, &store);
-  v8::Uint8Array::new(scope, buffer, 0, len).ok_or_else(|| JsErrorBox::range_error("a text's UTF-8 is too long for a Uint8Array"))
+  v8::Uint8Array::new(scope, buffer, 0, len)
+    .ok_or_else(|| JsErrorBox::range_error("a text's UTF-8 is too long for a Uint8Array"))
 }
 
 /// The size of a stored Blob part, for `Blob#stream` to make the buffer it reads it into.

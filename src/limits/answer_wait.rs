@@ -35,7 +35,11 @@ impl AnswerWait {
   pub fn observe(&self, round_trip: Duration) {
     let nanos = u64::try_from(round_trip.as_nanos()).unwrap_or(u64::MAX);
     let recent = self.recent_nanos.load(Ordering::Relaxed);
-    let next = if recent == 0 { nanos } else { (recent / 4) * 3 + nanos / 4 };
+    let next = if recent == 0 {
+      nanos
+    } else {
+      (recent / 4) * 3 + nanos / 4
+    };
     self.recent_nanos.store(next.max(1), Ordering::Relaxed);
   }
 

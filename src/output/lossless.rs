@@ -245,7 +245,13 @@ fn write_value<'s>(
     } else {
       (v8::IndexFilter::IncludeIndices, length + 1)
     };
-    if own_key_count_of(scope, array.into(), v8::PropertyFilter::ALL_PROPERTIES, index_filter)? != own_key_count {
+    if own_key_count_of(
+      scope,
+      array.into(),
+      v8::PropertyFilter::ALL_PROPERTIES,
+      index_filter,
+    )? != own_key_count
+    {
       return Err(Refusal::NotLossless);
     }
     out.push("[");
@@ -273,10 +279,20 @@ fn write_value<'s>(
     // interrupt: an object with more than SHORT_ARRAY enumerable keys has only its names (keys
     // that are not indices) compared (docs/differences.md).
     let (all, enumerable) = if keys.length() <= SHORT_ARRAY {
-      let all = own_key_count_of(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::IncludeIndices)?;
+      let all = own_key_count_of(
+        scope,
+        object,
+        v8::PropertyFilter::ALL_PROPERTIES,
+        v8::IndexFilter::IncludeIndices,
+      )?;
       (all, keys.length())
     } else {
-      let all = own_key_count_of(scope, object, v8::PropertyFilter::ALL_PROPERTIES, v8::IndexFilter::SkipIndices)?;
+      let all = own_key_count_of(
+        scope,
+        object,
+        v8::PropertyFilter::ALL_PROPERTIES,
+        v8::IndexFilter::SkipIndices,
+      )?;
       let names = own_key_count_of(
         scope,
         object,

@@ -470,6 +470,9 @@ impl RunShared {
     }
     let worked_since = match (busy_at_end, self.busy_time()) {
       (Some(then), Some(now)) => now.saturating_sub(then),
+      // Ended before its thread came to it (a disposal while the thread was still starting): all of
+      // the thread's time in the run comes after the ending, and the wait before it is not work.
+      (None, Some(now)) => now,
       _ => overdue,
     };
     if worked_since >= RUNAWAY_AFTER {
@@ -596,6 +599,20 @@ mod tests {
     orphaned.deliver();
     assert_eq!(crate::lock(&delivered).len(), 1);
     assert!(orphaned.is_finished() && orphaned.end_flag().stopped());
+  }
+
+  #[test]
+  fn a_thread_that_reaches_its_run_after_the_ending_is_not_demoted_for_the_wait() {
+    let (run, delivered) = run_with_deliveries();
+    assert!(run.stop(Limit::Disposal));
+    std::thread::sleep(RUNAWAY_AFTER + DELIVERY_GRACE);
+    // The thread arrives late, as a thread starting under load does, and has done no work yet.
+    run.bind_clock_to_current_thread(crate::limits::blocking::BlockingThreads::default());
+    assert!(run.watch());
+    assert!(!run.was_demoted());
+    assert_eq!(crate::lock(&delivered).len(), 1, "delivered by the watchdog all the same");
+    run.leave();
+    assert!(!run.watch());
   }
 
   #[test]

@@ -681,8 +681,9 @@ function formatFlatObject(ctx, value, recurseTimes) {
   return reduceToSingleString(ctx, output, '', ['{', '}'], kObjectType, recurseTimes + 1, value);
 }
 
-function formatRaw(ctx, value, recurseTimes) {
-  let keys;
+// What kind of value it is, as far as both renderers need to know: they share these reads, which a
+// program's getters can observe, so each happens once.
+function formatObject(ctx, value, recurseTimes) {
   const constructor = getConstructorName(value, ctx, recurseTimes);
   let tag = value[SymbolToStringTag];
   if (typeof tag !== 'string' || (tag !== '' && ObjectPrototypePropertyIsEnumerable(value, SymbolToStringTag))) {
@@ -693,6 +694,11 @@ function formatRaw(ctx, value, recurseTimes) {
     const flat = formatFlatObject(ctx, value, recurseTimes);
     if (flat !== undefined) return flat;
   }
+  return formatRaw(ctx, value, recurseTimes, constructor, tag, iterable);
+}
+
+function formatRaw(ctx, value, recurseTimes, constructor, tag, iterable) {
+  let keys;
   let base = '';
   let formatter = () => [];
   let braces;
@@ -854,7 +860,7 @@ function formatValue(ctx, value, recurseTimes) {
     }
     return '[Circular *' + index + ']';
   }
-  return formatRaw(ctx, value, recurseTimes);
+  return formatObject(ctx, value, recurseTimes);
 }
 
 const DEFAULTS = {

@@ -130,6 +130,7 @@ impl PreparedIsolate {
       extensions: crate::engine::world::extensions(buffers.clone()),
       module_loader: Some(Rc::new(crate::engine::modules::NodeModules)),
       create_params: Some(create_params),
+      op_metrics_factory_fn: Some(crate::engine::op_errors::terminations_kept()),
       startup_snapshot: (!SNAPSHOT.is_empty()).then_some(SNAPSHOT),
       ..Default::default()
     })

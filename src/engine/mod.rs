@@ -10,6 +10,7 @@ mod isolate;
 pub(crate) mod job;
 pub(crate) mod locale;
 mod modules;
+mod op_errors;
 mod ops;
 pub(crate) mod platform;
 pub(crate) mod pool;

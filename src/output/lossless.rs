@@ -278,28 +278,22 @@ fn write_value<'s>(
     // every own key one by one into a hash set, which for 2M indices took 0.66 s that nothing could
     // interrupt: an object with more than SHORT_ARRAY enumerable keys has only its names (keys
     // that are not indices) compared (docs/differences.md).
-    let (all, enumerable) = if keys.length() <= SHORT_ARRAY {
-      let all = own_key_count_of(
-        scope,
-        object,
-        v8::PropertyFilter::ALL_PROPERTIES,
-        v8::IndexFilter::IncludeIndices,
-      )?;
-      (all, keys.length())
+    let short = keys.length() <= SHORT_ARRAY;
+    let index_filter = if short {
+      v8::IndexFilter::IncludeIndices
     } else {
-      let all = own_key_count_of(
-        scope,
-        object,
-        v8::PropertyFilter::ALL_PROPERTIES,
-        v8::IndexFilter::SkipIndices,
-      )?;
-      let names = own_key_count_of(
+      v8::IndexFilter::SkipIndices
+    };
+    let all = own_key_count_of(scope, object, v8::PropertyFilter::ALL_PROPERTIES, index_filter)?;
+    let enumerable = if short {
+      keys.length()
+    } else {
+      own_key_count_of(
         scope,
         object,
         v8::PropertyFilter::ONLY_ENUMERABLE | v8::PropertyFilter::SKIP_SYMBOLS,
         v8::IndexFilter::SkipIndices,
-      )?;
-      (all, names)
+      )?
     };
     if all != enumerable {
       return Err(Refusal::NotLossless);

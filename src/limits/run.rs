@@ -610,7 +610,11 @@ mod tests {
     run.bind_clock_to_current_thread(crate::limits::blocking::BlockingThreads::default());
     assert!(run.watch());
     assert!(!run.was_demoted());
-    assert_eq!(crate::lock(&delivered).len(), 1, "delivered by the watchdog all the same");
+    assert_eq!(
+      crate::lock(&delivered).len(),
+      1,
+      "delivered by the watchdog all the same"
+    );
     run.leave();
     assert!(!run.watch());
   }

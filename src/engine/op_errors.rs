@@ -9,7 +9,6 @@
 //! the request is made again, and the next JavaScript entry takes it.
 
 use std::rc::Rc;
-use std::sync::Arc;
 
 use deno_core::{OpMetricsEvent, OpMetricsFactoryFn, OpMetricsFn, v8};
 
@@ -21,12 +20,11 @@ pub fn terminations_kept() -> OpMetricsFactoryFn {
     if !matches!(event, OpMetricsEvent::Error | OpMetricsEvent::ErrorAsync) {
       return;
     }
-    let ended = ctx.state().try_borrow().is_ok_and(|state| {
-      state
-        .try_borrow::<Arc<RunShared>>()
-        .is_some_and(|run| run.is_finished())
-    });
-    if ended {
+    if ctx
+      .state()
+      .try_borrow()
+      .is_ok_and(|state| RunShared::has_ended_in(&state))
+    {
       // SAFETY: an op's events are dispatched on the isolate's own thread while it is alive; the
       // `Isolate` made here only borrows it (it has no destructor).
       let isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(ctx.isolate()) };

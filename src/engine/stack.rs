@@ -1,8 +1,6 @@
 //! Stack traces that show only the program's own frames, at its own lines and columns, and the
 //! text of what a program throws. Text stays UTF-16 throughout, so lone surrogates survive.
 
-use std::sync::Arc;
-
 use deno_core::{JsRuntime, v8};
 
 use crate::limits::run::RunShared;
@@ -128,15 +126,6 @@ fn inherits<'s>(
   }
 }
 
-/// Whether this isolate's run has ended (false before it has one).
-fn run_has_ended(scope: &mut v8::PinScope<'_, '_>) -> bool {
-  let state = JsRuntime::op_state_from(scope);
-  let state = state.borrow();
-  state
-    .try_borrow::<Arc<RunShared>>()
-    .is_some_and(|run| run.is_finished())
-}
-
 /// V8's prepare-stack-trace hook: drops our frames, then defers to a program's own
 /// `Error.prepareStackTrace` or writes V8's usual format.
 pub fn prepare_stack_trace<'s>(
@@ -144,7 +133,7 @@ pub fn prepare_stack_trace<'s>(
   error: v8::Local<'s, v8::Value>,
   sites: v8::Local<'s, v8::Array>,
 ) -> v8::Local<'s, v8::Value> {
-  if run_has_ended(scope) {
+  if RunShared::has_ended_in(&JsRuntime::op_state_from(scope).borrow()) {
     // Nobody reads this stack, and building it could call the program's getters or its
     // `Error.prepareStackTrace` (deno_core builds an error after a termination).
     return v8::String::empty(scope).into();

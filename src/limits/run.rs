@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use deno_core::v8;
+use deno_core::{OpState, v8};
 use tokio::sync::{Notify, oneshot};
 
 use crate::limits::answer_wait::AnswerWait;
@@ -251,6 +251,13 @@ impl RunShared {
   /// Whether the run has ended (or settled); read from the end flag, without the state's lock.
   pub fn is_finished(&self) -> bool {
     self.end.ended()
+  }
+
+  /// Whether the run kept in an isolate's `OpState` has ended (false before it has one).
+  pub fn has_ended_in(state: &OpState) -> bool {
+    state
+      .try_borrow::<Arc<RunShared>>()
+      .is_some_and(|run| run.is_finished())
   }
 
   /// Appends a log; once one does not fit, the run ends as `output-limit`.

@@ -537,16 +537,19 @@ function formatProperty(ctx, value, recurseTimes, key, type) {
   if (type === kArrayType) return str;
   if (typeof key === 'symbol') {
     name = '[' + SymbolPrototypeToString(key) + ']';
-  } else if (key === '__proto__') {
-    name = "['__proto__']";
-  } else if (ownValue(desc, 'enumerable') === false) {
+  } else if (key !== '__proto__' && ownValue(desc, 'enumerable') === false) {
     name = '[' + key + ']';
-  } else if (RegExpPrototypeExec(keyStrRegExp, key) !== null) {
-    name = key;
   } else {
-    name = strEscape(key);
+    name = formatKey(key);
   }
   return name + ': ' + str;
+}
+
+// An enumerable string key as it reads before its value.
+function formatKey(key) {
+  if (key === '__proto__') return "['__proto__']";
+  if (RegExpPrototypeExec(keyStrRegExp, key) !== null) return key;
+  return strEscape(key);
 }
 
 function groupArrayElements(ctx, output, value) {
@@ -656,27 +659,19 @@ function formatFlatObject(ctx, value, recurseTimes) {
     return undefined;
   }
   const keys = ObjectGetOwnPropertyNames(value);
-  const values = [];
+  if (keys.length === 0) return '{}';
+  const output = [];
   for (let i = 0; i < keys.length; i++) {
     const desc = ObjectGetOwnPropertyDescriptor(value, keys[i]);
     if (!ObjectPrototypeHasOwnProperty(desc, 'value') || ownValue(desc, 'enumerable') !== true) return undefined;
     const data = ownValue(desc, 'value');
     if ((typeof data === 'object' && data !== null) || typeof data === 'function') return undefined;
-    push(values, data);
+    // Rendering a primitive runs none of the program's code, so giving up after it loses nothing.
+    ctx.indentationLvl += 2;
+    const str = data === null ? 'null' : formatPrimitive(data, ctx);
+    ctx.indentationLvl -= 2;
+    push(output, formatKey(keys[i]) + ': ' + str);
   }
-  if (keys.length === 0) return '{}';
-  const output = [];
-  ctx.indentationLvl += 2;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i];
-    const data = values[i];
-    let name;
-    if (key === '__proto__') name = "['__proto__']";
-    else if (RegExpPrototypeExec(keyStrRegExp, key) !== null) name = key;
-    else name = strEscape(key);
-    push(output, name + ': ' + (data === null ? 'null' : formatPrimitive(data, ctx)));
-  }
-  ctx.indentationLvl -= 2;
   ctx.currentDepth = recurseTimes + 1;
   return reduceToSingleString(ctx, output, '', ['{', '}'], kObjectType, recurseTimes + 1, value);
 }

@@ -21,6 +21,7 @@ const LOOPS = {
   'TypedArray fill': 'const t = new Uint8Array(2e8); for (;;) t.fill(1)',
   'Object.keys of a long string': "const v = 'x'.repeat(2 ** 22); for (;;) Object.keys(v).length",
   'JSON.stringify of a long typed array': 'const t = new Uint8Array(2 ** 24); for (;;) JSON.stringify(t)',
+  'JSON.stringify of a long typed array in an object': 'const t = new Uint8Array(2 ** 24); for (;;) JSON.stringify({ list: [t] }, null, 1)',
   'a spread of a long string': "const v = 'a,'.repeat(2 ** 20); for (;;) [...v]",
   'Array.prototype.flat over an array-like': 'const v = { length: 2 ** 32, 0: 1, [2 ** 32 - 2]: 2 }; for (;;) Array.prototype.flat.call(v, Infinity)',
 }
@@ -114,17 +115,30 @@ return [JSON.stringify(o) === JSON.stringify(await tools.echo(o)), await m(hidde
   assert.deepStrictEqual(result, { logs: [], value: [true, 'binding arguments must be lossless JSON', 'binding arguments must be lossless JSON'] })
 })
 
-test('JSON.stringify of a long typed array gives V8\'s text', async () => {
+test('JSON.stringify of a long typed array gives V8\'s text, alone or nested, indented or not', async () => {
   const build = `const f = new Float64Array(70000)
 for (let i = 0; i < f.length; i++) f[i] = i % 5 === 0 ? NaN : i % 7 === 0 ? -0 : i % 11 === 0 ? -Infinity : i / 3
 const u = new Uint8Array(70000).map((_, i) => i)
-const named = Object.assign(new Int16Array(70000), { name: 'x' })`
-  const texts = '[JSON.stringify(f), JSON.stringify(u), JSON.stringify(named), JSON.stringify(u, null, 1), JSON.stringify(new Float32Array(70000).fill(0.1))]'
+const named = Object.assign(new Int16Array(70000), { name: 'x' })
+const nested = { a: [u, { b: f, s: 'x"{[\\\\' }], c: u, d: named, e: new Uint8Array(3), '"a": ': [[u]] }
+const later = { u, get g() { u[0] = 99; return 1 } }
+let calls = 0`
+  // Gaps: a number, a string that looks like a key, a Number object (its valueOf is called once).
+  const texts = `[JSON.stringify(f), JSON.stringify(u), JSON.stringify(named), JSON.stringify(u, null, 1), JSON.stringify(new Float32Array(70000).fill(0.1)),
+  JSON.stringify(nested), JSON.stringify(nested, null, 2), JSON.stringify(nested, null, '"a": '), JSON.stringify([[u]], null, 20),
+  JSON.stringify({ w: [u] }, null, Object.assign(new Number(3), { valueOf() { calls++; return 3 } })), calls,
+  JSON.stringify({ x: { toJSON() { return JSON.stringify([u]) } }, u }), JSON.stringify(u, ['1', '0']), JSON.stringify(u, (k, v) => k === '5' ? 'five' : v).length,
+  JSON.stringify(later), later.u[0], JSON.stringify(new Map([[1, u]]))]`
   const expected = new Function(`${build}\nreturn ${texts}`)()
-  const result = await runtime.run({ program: `${build}
+  const { runtime: patient, dispose: disposePatient } = await setup({ computeMs: 20_000 })
+  const result = await patient.run({ program: `${build}
 const m = (f) => { try { return f() } catch (e) { return String(e) } }
-return [...${texts}, m(() => JSON.stringify(new BigInt64Array(70000))), JSON.stringify.length, JSON.stringify.name]`, bindings: [] })
-  assert.deepStrictEqual(result, { logs: [], value: [...expected, 'TypeError: Do not know how to serialize a BigInt', 3, 'stringify'] })
+const written = ${texts}
+const before = JSON.stringify({ u })
+Number.prototype.toString = () => { throw new Error('the program\\'s own') }
+return [...written, JSON.stringify({ u }) === before, m(() => JSON.stringify(new BigInt64Array(70000))), JSON.stringify.length, JSON.stringify.name]`, bindings: [] })
+  await disposePatient()
+  assert.deepStrictEqual(result, { logs: [], value: [...expected, true, 'TypeError: Do not know how to serialize a BigInt', 3, 'stringify'] })
 })
 
 test('the wrappers keep the built-ins\' names, lengths and receivers', async () => {

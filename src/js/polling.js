@@ -18,11 +18,12 @@
 // C++, one per character or element, without polling.
 
 import { core } from 'ext:core/mod.js';
-import { LONG_LENGTH, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const MathMax = Math.max;
 const MathMin = Math.min;
 const ReflectApply = Reflect.apply;
 const RangeErrorCtor = RangeError;
@@ -285,36 +286,146 @@ replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
 });
 
 // JSON.stringify writes a typed array as an object, listing its indices in C++ first, one string
-// per element, past the heap cap (a 2^24-element array grew the host by 650 MB at a 64 MB cap):
-// a long one given alone, with no replacer or indentation, is written here, element by element.
-// Nested in another value it is still V8's to write.
+// per element, past the heap cap (a 2^24-element array grew the host by 650 MB at a 64 MB cap, and
+// nested in an object its thread stayed 1.3-3 s past its run's end). %TypedArray%.prototype has a
+// toJSON of ours, which V8 asks every typed array it writes for: in a call with no replacer, a long
+// one answers with a placeholder string, which is replaced here by the array's text, written element
+// by element. Elsewhere it answers with the array itself, as if it were not there. (Defining it for
+// each call alone made every call 12 µs slower.) A replacer sees every element, so calls with one
+// stay V8's.
 const NumberIsFinite = Number.isFinite;
+const MathRandom = Math.random;
+const NumberPrototypeToString = Number.prototype.toString;
+const NumberPrototypeValueOf = Number.prototype.valueOf;
+const StringPrototypeValueOf = String.prototype.valueOf;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
-replace(JSON, 'stringify', (native, _receiver, args) => {
-  const value = args[0];
-  const length = longTypedArrayLength(value);
-  if (length === 0 || (args[1] !== undefined && args[1] !== null) || args[2] !== undefined) return ReflectApply(native, JSON, args);
-  // Read once, as V8 reads it; a typed array with a toJSON, or with keys of its own besides its
-  // indices, is V8's to write.
-  if (typeof value.toJSON === 'function' || nonIndexKeys(value, ENUMERABLE_STRINGS).length > 0) {
-    return ReflectApply(native, JSON, args);
+const StringPrototypeIndexOf = String.prototype.indexOf;
+const StringPrototypeRepeat = String.prototype.repeat;
+const StringPrototypeSlice = String.prototype.slice;
+const BigIntPrototype = BigInt.prototype;
+const ArrayPrototypePush = Array.prototype.push;
+
+/** The gap `space` makes, by the specification's steps: up to ten spaces, or a string's first ten code units. */
+function jsonGap(space) {
+  if (typeof space === 'object' && space !== null) {
+    // Which wrapper it is, asked without running anything of the program's.
+    try {
+      ReflectApply(NumberPrototypeValueOf, space, []);
+      space = +space;
+    } catch {
+      try {
+        ReflectApply(StringPrototypeValueOf, space, []);
+        space = toStringStrict(space);
+      } catch {
+        // Neither: no gap.
+      }
+    }
   }
-  const tag = ReflectApply(typedArrayTag, value, []);
-  if (tag === 'BigInt64Array' || tag === 'BigUint64Array') throw new TypeErrorCtor('Do not know how to serialize a BigInt');
-  // Each chunk is made flat before the next, so the text costs about its length, not a rope node
-  // or three per element (a 2^24-element array held 730 MB that way at a 512 MB cap).
+  if (typeof space === 'number') return ReflectApply(StringPrototypeRepeat, ' ', [MathMin(10, MathMax(0, toIntegerOrInfinity(space)))]);
+  return typeof space === 'string' ? ReflectApply(StringPrototypeSlice, space, [0, 10]) : '';
+}
+
+/** The text V8 writes for a long typed array, `indent` deep, each chunk made flat before the next
+ * (as a rope, a 2^24-element array held 730 MB at a 512 MB cap). */
+function typedArrayJson(array, length, gap, indent) {
+  const open = gap === '' ? '"' : `\n${indent}${gap}"`;
+  const separator = gap === '' ? ',"' : `,\n${indent}${gap}"`;
+  const colon = gap === '' ? '":' : '": ';
   let text = '{';
   for (let start = 0; start < length; start += JOIN_CHUNK) {
     const end = MathMin(start + JOIN_CHUNK, length);
-    let chunk = start === 0 ? '' : ',';
+    let chunk = '';
     for (let i = start; i < end; i++) {
-      const element = value[i];
-      chunk += (i === start ? '"' : ',"') + i + '":' + (NumberIsFinite(element) ? '' + element : 'null');
+      const element = array[i];
+      chunk += (i === 0 ? open : separator) + i + colon + (NumberIsFinite(element) ? '' + element : 'null');
     }
     ReflectApply(StringPrototypeCharCodeAt, chunk, [0]);
     text += chunk;
   }
-  return text + '}';
+  return text + (gap === '' ? '}' : `\n${indent}}`);
+}
+
+/** How many objects and arrays are open at `end` in JSON text, counted on from `depth` at `start`. */
+function jsonDepth(text, start, end, depth) {
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const unit = ReflectApply(StringPrototypeCharCodeAt, text, [i]);
+    if (inString) {
+      if (unit === 0x5c) i++;
+      else if (unit === 0x22) inString = false;
+    } else if (unit === 0x22) inString = true;
+    else if (unit === 0x7b || unit === 0x5b) depth++;
+    else if (unit === 0x7d || unit === 0x5d) depth--;
+  }
+  return depth;
+}
+
+// The call being written, innermost first: a getter or toJSON of the program's may call
+// JSON.stringify again while V8 writes.
+let jsonCall = null;
+
+const typedArrayToJSON = {
+  toJSON(_key) {
+    const call = jsonCall;
+    const length = longTypedArrayLength(this);
+    // A typed array with keys of its own besides its indices is V8's to write.
+    if (call === null || length === 0 || nonIndexKeys(this, ENUMERABLE_STRINGS).length > 0) return this;
+    const tag = ReflectApply(typedArrayTag, this, []);
+    if (tag === 'BigInt64Array' || tag === 'BigUint64Array') {
+      if (typeof BigIntPrototype.toJSON === 'function') return this;
+      throw new TypeErrorCtor('Do not know how to serialize a BigInt');
+    }
+    const TypedArray = TYPED_ARRAYS[tag];
+    if (TypedArray === undefined) return this;
+    // Random, so that no string of the program's can pass for one.
+    if (call.arrays === null) {
+      const random = () => ReflectApply(NumberPrototypeToString, MathRandom() * 2 ** 52, [36]);
+      call.mark = `dsh-typed-array-${random()}${random()}-`;
+      call.arrays = [];
+    }
+    // Its elements as they are now: a getter V8 calls later in this call may change them.
+    ReflectApply(ArrayPrototypePush, call.arrays, [new TypedArray(this)]);
+    return call.mark + (call.arrays.length - 1);
+  },
+}.toJSON;
+
+/** `text` with each placeholder of `call` replaced by its typed array's text. */
+function withTypedArrays(text, call, gap) {
+  let out = '';
+  let from = 0;
+  let depth = 0;
+  for (let i = 0; i < call.arrays.length; i++) {
+    const at = ReflectApply(StringPrototypeIndexOf, text, [`"${call.mark}${i}"`, from]);
+    // Asked for by the program itself, and not written.
+    if (at < 0) continue;
+    if (gap !== '') depth = jsonDepth(text, from, at, depth);
+    const array = call.arrays[i];
+    out += ReflectApply(StringPrototypeSlice, text, [from, at])
+      + typedArrayJson(array, ReflectApply(typedArrayLength, array, []), gap, ReflectApply(StringPrototypeRepeat, gap, [depth]));
+    from = at + call.mark.length + `${i}`.length + 2;
+  }
+  return out + ReflectApply(StringPrototypeSlice, text, [from]);
+}
+
+ObjectDefineProperty(TypedArrayPrototype, 'toJSON', { __proto__: null, value: typedArrayToJSON, writable: true, enumerable: false, configurable: true });
+replace(JSON, 'stringify', (native, _receiver, args) => {
+  const replacer = args[1];
+  if (typeof replacer === 'function' || ArrayIsArray(replacer)) return ReflectApply(native, JSON, args);
+  // A Number or String object's valueOf or toString is called once, here, and V8 is given the gap
+  // it made; other values V8 reads as they are (and given as they are, V8 keeps its fast path).
+  const space = args[2];
+  const spaceObject = typeof space === 'object' && space !== null;
+  const gap = spaceObject ? jsonGap(space) : '';
+  const call = { mark: '', arrays: null };
+  const outer = jsonCall;
+  jsonCall = call;
+  let text;
+  try {
+    text = ReflectApply(native, JSON, spaceObject ? [args[0], undefined, gap] : args);
+  } finally {
+    jsonCall = outer;
+  }
+  return call.arrays === null ? text : withTypedArrays(text, call, spaceObject ? gap : jsonGap(space));
 });
 
 // Spreading a long string, or Array.from of one, walks it code point by code point through an

@@ -267,6 +267,12 @@ for (const TypedArray of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, 
   Float32Array, Float64Array, BigInt64Array, BigUint64Array]) {
   TYPED_ARRAYS[TypedArray.name] = TypedArray;
 }
+
+/** Takes in a typed array kind V8 installs only in a run's context, after the snapshot was made
+ * (Float16Array): `start` hands it over before the program can reach it. */
+export function adoptTypedArrayKind(TypedArray) {
+  if (typeof TypedArray === 'function') TYPED_ARRAYS[TypedArray.name] = TypedArray;
+}
 const JOIN_CHUNK = 2 ** 16;
 replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
   const length = longTypedArrayLength(receiver);
@@ -383,8 +389,15 @@ const typedArrayToJSON = {
       call.mark = `dsh-typed-array-${random()}${random()}-`;
       call.arrays = [];
     }
-    // Its elements as they are now: a getter V8 calls later in this call may change them.
-    ReflectApply(ArrayPrototypePush, call.arrays, [new TypedArray(this)]);
+    // Its elements as they are now: a getter V8 calls later in this call may change them. The copy
+    // is smaller than the text to come, so a copy past the cap means the text would be too.
+    let copy;
+    try {
+      copy = new TypedArray(this);
+    } catch {
+      throw new RangeErrorCtor(`JSON.stringify: the text of a ${tag} of ${length} elements would pass the run's heap cap`);
+    }
+    ReflectApply(ArrayPrototypePush, call.arrays, [copy]);
     return call.mark + (call.arrays.length - 1);
   },
 }.toJSON;

@@ -6,6 +6,7 @@ import { core } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 import * as durable from 'ext:dsh/durable.js';
+import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
 const {
   op_dsh_log,
   op_dsh_args_json,
@@ -252,6 +253,7 @@ function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
 // every run: every run calls it, and the snapshot compiles lazily.
 export const start = (function start(program, namespacesJson) {
   setTimeOrigin();
+  adoptTypedArrayKind(globalThis.Float16Array);
   let namespaces = JSONParse(namespacesJson);
   // A durable run's host sends `{ namespaces, durable }`.
   const durableRun = namespaces.durable;

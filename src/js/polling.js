@@ -302,8 +302,7 @@ replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
 const NumberIsFinite = Number.isFinite;
 const MathRandom = Math.random;
 const NumberPrototypeToString = Number.prototype.toString;
-const NumberPrototypeValueOf = Number.prototype.valueOf;
-const StringPrototypeValueOf = String.prototype.valueOf;
+const { op_is_number_object: isNumberObject, op_is_string_object: isStringObject } = core.ops;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIndexOf = String.prototype.indexOf;
 const StringPrototypeRepeat = String.prototype.repeat;
@@ -313,20 +312,8 @@ const ArrayPrototypePush = Array.prototype.push;
 
 /** The gap `space` makes, by the specification's steps: up to ten spaces, or a string's first ten code units. */
 function jsonGap(space) {
-  if (typeof space === 'object' && space !== null) {
-    // Which wrapper it is, asked without running anything of the program's.
-    try {
-      ReflectApply(NumberPrototypeValueOf, space, []);
-      space = +space;
-    } catch {
-      try {
-        ReflectApply(StringPrototypeValueOf, space, []);
-        space = toStringStrict(space);
-      } catch {
-        // Neither: no gap.
-      }
-    }
-  }
+  if (isNumberObject(space)) space = +space;
+  else if (isStringObject(space)) space = toStringStrict(space);
   if (typeof space === 'number') return ReflectApply(StringPrototypeRepeat, ' ', [MathMin(10, MathMax(0, toIntegerOrInfinity(space)))]);
   return typeof space === 'string' ? ReflectApply(StringPrototypeSlice, space, [0, 10]) : '';
 }
@@ -408,14 +395,15 @@ function withTypedArrays(text, call, gap) {
   let from = 0;
   let depth = 0;
   for (let i = 0; i < call.arrays.length; i++) {
-    const at = ReflectApply(StringPrototypeIndexOf, text, [`"${call.mark}${i}"`, from]);
+    const placeholder = `"${call.mark}${i}"`;
+    const at = ReflectApply(StringPrototypeIndexOf, text, [placeholder, from]);
     // Asked for by the program itself, and not written.
     if (at < 0) continue;
     if (gap !== '') depth = jsonDepth(text, from, at, depth);
     const array = call.arrays[i];
     out += ReflectApply(StringPrototypeSlice, text, [from, at])
       + typedArrayJson(array, ReflectApply(typedArrayLength, array, []), gap, ReflectApply(StringPrototypeRepeat, gap, [depth]));
-    from = at + call.mark.length + `${i}`.length + 2;
+    from = at + placeholder.length;
   }
   return out + ReflectApply(StringPrototypeSlice, text, [from]);
 }

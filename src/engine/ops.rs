@@ -17,7 +17,7 @@ use crate::engine::stack::render_thrown;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
-use crate::output::lossless::{Intrinsics, Refusal, read_utf16, to_json_text};
+use crate::output::lossless::{Intrinsics, Refusal, read_utf16, read_utf16_prefix, to_json_text};
 
 /// Where the world keeps its `start` function: a private key, invisible to programs.
 pub const START_KEY: &str = "dsh-code-runtime-v8#start";
@@ -43,8 +43,12 @@ fn with_context<R>(scope: &v8::Isolate, f: impl FnOnce(&RunContext) -> R) -> R {
 /// Admits one log entry; `false` once the output budget is spent (the run is then over).
 #[op2(nofast)]
 pub fn op_dsh_log(scope: &mut v8::PinScope<'_, '_>, text: v8::Local<v8::String>) -> bool {
-  let units = read_utf16(scope, text);
-  with_context(scope, |run| run.shared.admit_log(units))
+  // Of an entry longer than the whole cap, only what the ledger keeps is read: copying a string
+  // near V8's limit took a second, with the run's budgets passed and termination unchecked.
+  let worth_reading = with_context(scope, |run| run.shared.log_units_worth_reading());
+  let whole_units = text.length();
+  let units = read_utf16_prefix(scope, text, worth_reading);
+  with_context(scope, |run| run.shared.admit_log(units, whole_units))
 }
 
 /// The lossless JSON text of a binding argument, or `undefined` when it is not lossless.

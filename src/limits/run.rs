@@ -261,12 +261,21 @@ impl RunShared {
   }
 
   /// Appends a log; once one does not fit, the run ends as `output-limit`.
-  pub fn admit_log(&self, entry: Text) -> bool {
+  /// How many UTF-16 units of a log entry to read (see `Ledger::entry_units_worth_reading`).
+  pub fn log_units_worth_reading(&self) -> usize {
+    self.state().ledger.entry_units_worth_reading()
+  }
+
+  /// Admits a log entry of `whole_units` units, of which `entry` holds the first
+  /// `log_units_worth_reading` or all; `false` once the run is over.
+  pub fn admit_log(&self, entry: Text, whole_units: usize) -> bool {
     let mut state = self.state();
     if !state.phase.is_running() {
       return false;
     }
-    if state.ledger.admit(entry) {
+    if whole_units > entry.len() {
+      state.ledger.refuse(entry);
+    } else if state.ledger.admit(entry) {
       return true;
     }
     drop(state);
@@ -584,7 +593,7 @@ mod tests {
     // The wall budget (zero here) is long past; a settled run takes no second ending.
     run.enforce_budgets();
     assert!(!run.finish(RunShared::failure(FailureKind::Timeout, "late")));
-    assert!(!run.admit_log("late".encode_utf16().collect()));
+    assert!(!run.admit_log("late".encode_utf16().collect(), 4));
   }
 
   #[test]
@@ -595,7 +604,7 @@ mod tests {
     assert!(stopped.stop(Limit::Disposal));
     assert!(flag.ended() && flag.stopped());
     let (flooded, _) = run_with_deliveries();
-    assert!(!flooded.admit_log("x".repeat(2000).encode_utf16().collect()));
+    assert!(!flooded.admit_log("x".repeat(2000).encode_utf16().collect(), 2000));
     assert!(flooded.end_flag().stopped());
     let (completed, _) = run_with_deliveries();
     assert!(completed.finish(RunShared::failure(FailureKind::Exception, "thrown")));
@@ -629,7 +638,7 @@ mod tests {
   #[test]
   fn the_watchdog_delivers_an_ended_run_whose_thread_does_not_come_back() {
     let (run, delivered) = run_with_deliveries();
-    assert!(run.admit_log("kept".encode_utf16().collect()));
+    assert!(run.admit_log("kept".encode_utf16().collect(), 4));
     // The wall budget is zero: the first poll ends the run, and nothing is delivered yet.
     assert!(run.watch());
     assert!(run.is_finished());

@@ -93,6 +93,12 @@ impl Ledger {
     self.overflow.is_some()
   }
 
+  /// How many UTF-16 units of a log entry are worth reading: a longer entry cannot fit (each unit
+  /// costs at least a byte), and of one that overflows, no more is kept than fits the whole cap.
+  pub fn entry_units_worth_reading(&self) -> usize {
+    self.max.saturating_add(2)
+  }
+
   /// Appends a log entry if it fits; returns `false` once the budget is spent.
   pub fn admit(&mut self, entry: Text) -> bool {
     if self.is_spent() {
@@ -107,11 +113,19 @@ impl Ledger {
         true
       }
       None => {
-        let mut kept = entry;
-        kept.truncate(fitting_prefix(&kept, self.max).unwrap_or(0));
-        self.overflow = Some(kept);
+        self.refuse(entry);
         false
       }
+    }
+  }
+
+  /// Refuses a log entry that does not fit, given whole or as at least its first
+  /// `entry_units_worth_reading` units: the budget is spent, and the prefix that fits is kept.
+  pub fn refuse(&mut self, entry: Text) {
+    if !self.is_spent() {
+      let mut kept = entry;
+      kept.truncate(fitting_prefix(&kept, self.max).unwrap_or(0));
+      self.overflow = Some(kept);
     }
   }
 
@@ -288,6 +302,20 @@ mod tests {
     assert_eq!(ledger.remaining(), 0);
     assert!(!ledger.admit(text("no-prefix-fits")));
     assert_eq!(ledger.logs, vec![text("12")]);
+  }
+
+  #[test]
+  fn an_entry_refused_from_its_first_units_keeps_what_the_whole_would() {
+    let whole = text(&"é".repeat(5000));
+    let mut read_whole = Ledger::new(4096);
+    assert!(read_whole.admit(text("a")));
+    assert!(!read_whole.admit(whole.clone()));
+    let mut read_prefix = Ledger::new(4096);
+    assert!(read_prefix.admit(text("a")));
+    let worth = read_prefix.entry_units_worth_reading();
+    read_prefix.refuse(whole[..worth].to_vec());
+    assert!(!read_prefix.admit(text("later")));
+    assert_eq!(read_prefix.settle(Ending::NoValue), read_whole.settle(Ending::NoValue));
   }
 
   #[test]

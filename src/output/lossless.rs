@@ -387,7 +387,13 @@ fn write_string(scope: &mut v8::PinScope<'_, '_>, out: &mut Output, string: v8::
 
 /// The UTF-16 code units of a V8 string.
 pub fn read_utf16(scope: &v8::Isolate, string: v8::Local<v8::String>) -> Vec<u16> {
-  let mut units = vec![0u16; string.length()];
+  read_utf16_prefix(scope, string, usize::MAX)
+}
+
+/// The first `limit` UTF-16 units of `string`, or all of it when shorter; V8 copies them out of a
+/// string of any shape without flattening it.
+pub fn read_utf16_prefix(scope: &v8::Isolate, string: v8::Local<v8::String>, limit: usize) -> Vec<u16> {
+  let mut units = vec![0u16; string.length().min(limit)];
   string.write_v2(scope, 0, &mut units, v8::WriteFlags::empty());
   units
 }

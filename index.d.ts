@@ -12,10 +12,16 @@ export interface Config {
   /** Heap cap of one run in MiB; ArrayBuffer memory is refused past it too. Default 512. */
   maxOldGenerationSizeMb?: number
   /**
-   * Isolates prepared ahead of demand (ours alone; a positive whole number). Each serves exactly one
-   * run, then a replacement is prepared. Default 2.
+   * Isolates kept prepared ahead of demand (ours alone; a positive whole number). Each serves exactly
+   * one run, then a replacement is prepared. Default 2.
    */
   isolatePool?: number
+  /**
+   * The most isolates the pool grows to (ours alone; a whole number, at least `isolatePool`): each run
+   * that finds none prepared adds one, and each left unused for 30 s goes, down to `isolatePool`.
+   * Default 32.
+   */
+  isolatePoolMax?: number
 }
 
 /** What one run cost. */

@@ -20,6 +20,9 @@ function present(settled) {
 /** The longest disposal waits for the pool's threads to exit. */
 const DISPOSAL_WAIT_MS = 750
 
+/** How long an isolate the pool grew by may sit unused before it goes. */
+const POOL_IDLE_MS = 30_000
+
 // cordis hands out the service through a Proxy, which private class fields do not pass.
 const state = Symbol('dsh-code-runtime-v8 state')
 
@@ -34,7 +37,7 @@ export class V8CodeRuntime extends CodeRuntime {
     const checked = checkConfig(Config(config))
     const own = {
       config: checked,
-      pool: new native.NativePool(checked.isolatePool, checked.maxOldGenerationSizeMb),
+      pool: new native.NativePool(checked.isolatePool, checked.isolatePoolMax, checked.maxOldGenerationSizeMb, POOL_IDLE_MS),
       disposed: false,
       /** Runs in flight, each with the promise of its result. */
       live: new Map(),

@@ -130,6 +130,17 @@ describe('config', () => {
     await (await load({ maxWallMs: 2147483647 })).dispose()
   })
 
+  test('isolatePool is a whole number, and isolatePoolMax a whole number at least as large', async () => {
+    await assert.rejects(load({ isolatePool: 1.5 }), { message: `${P}config.isolatePool must be a whole number, got 1.5` })
+    await assert.rejects(load({ isolatePool: 33 }), {
+      message: `${P}config.isolatePoolMax must be a whole number of at least config.isolatePool (33), got 32`,
+    })
+    await assert.rejects(load({ isolatePoolMax: 2.5 }), {
+      message: `${P}config.isolatePoolMax must be a whole number of at least config.isolatePool (2), got 2.5`,
+    })
+    await (await load({ isolatePool: 3, isolatePoolMax: 3 })).dispose()
+  })
+
   test('a second codeRuntime provider in one context fails to load', async () => {
     const ctx = new Context()
     const first = await ctx.plugin(V8CodeRuntime)

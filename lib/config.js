@@ -17,7 +17,9 @@ export const Config = z.object({
   maxOldGenerationSizeMb: z.number().default(512)
     .description('Heap cap of one run, ArrayBuffer memory included, in MiB.'),
   isolatePool: z.number().default(2)
-    .description('Isolates prepared ahead of demand; each serves exactly one run, then a new one is prepared.'),
+    .description('Isolates kept prepared ahead of demand; each serves exactly one run, then a new one is prepared.'),
+  isolatePoolMax: z.number().default(32)
+    .description('Isolates the pool may grow to while runs find none prepared; it shrinks back after 30 s unused.'),
 })
 
 /**
@@ -30,7 +32,7 @@ export function checkConfig(config) {
       throw new Error(`${PREFIX} config.${key} must be a positive number, got ${String(value)}`)
     }
   }
-  const { maxOutputBytes, maxWallMs, isolatePool } = config
+  const { maxOutputBytes, maxWallMs, isolatePool, isolatePoolMax } = config
   if (!Number.isSafeInteger(maxOutputBytes) || maxOutputBytes < MIN_OUTPUT_BYTES) {
     throw new Error(`${PREFIX} config.maxOutputBytes must be a safe integer of at least ${MIN_OUTPUT_BYTES}, got ${maxOutputBytes}`)
   }
@@ -39,6 +41,9 @@ export function checkConfig(config) {
   }
   if (!Number.isSafeInteger(isolatePool)) {
     throw new Error(`${PREFIX} config.isolatePool must be a whole number, got ${isolatePool}`)
+  }
+  if (!Number.isSafeInteger(isolatePoolMax) || isolatePoolMax < isolatePool) {
+    throw new Error(`${PREFIX} config.isolatePoolMax must be a whole number of at least config.isolatePool (${isolatePool}), got ${isolatePoolMax}`)
   }
   return config
 }

@@ -161,11 +161,15 @@ pub struct NativePool {
 
 #[napi]
 impl NativePool {
+  /// A pool that keeps `min` isolates prepared and grows to `max` while runs find none; an
+  /// isolate unused for `idle_ms` leaves while the pool holds more than `min`.
   #[napi(constructor)]
-  pub fn new(capacity: u32, max_old_generation_size_mb: f64) -> Self {
+  pub fn new(min: u32, max: u32, max_old_generation_size_mb: f64, idle_ms: u32) -> Self {
     Self {
       pool: crate::engine::pool::Pool::new(
-        capacity as usize,
+        min as usize,
+        max as usize,
+        Duration::from_millis(u64::from(idle_ms)),
         heap_bytes(max_old_generation_size_mb),
         crate::engine::platform::SPAWNER,
       ),

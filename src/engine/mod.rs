@@ -14,6 +14,7 @@ mod op_errors;
 mod ops;
 pub(crate) mod platform;
 pub(crate) mod pool;
+mod sizing;
 pub mod snapshot;
 mod stack;
 mod structured_clone;

@@ -43,7 +43,8 @@ const ISOLATE_THREAD_STACK_BYTES: usize = 64 << 20;
 
 /// What the host thread starts a thread for.
 enum HostTask {
-  /// A run with no prepared isolate: the thread makes one. A pool, if any, counts the thread.
+  /// A run with no prepared isolate: the thread makes one. A pool, if any, counts the thread, and
+  /// may keep it on as a member.
   Run(RunJob, Option<Arc<Pool>>),
   /// A pool thread, which prepares an isolate and waits for its run.
   Prepare(Arc<Pool>),
@@ -87,9 +88,12 @@ fn spawn_isolate_thread(task: HostTask) {
     .spawn(
       move || match for_thread.lock().ok().and_then(|mut task| task.take()) {
         Some(HostTask::Run(job, pool)) => {
-          run_cold(job);
-          if let Some(pool) = pool {
-            pool.thread_exited();
+          let demoted = !run_cold(job);
+          // A run that found no prepared isolate: its thread may stay on to serve the pool.
+          if let Some(pool) = pool
+            && pool.cold_run_ended(demoted)
+          {
+            pool.serve();
           }
         }
         Some(HostTask::Prepare(pool)) => pool.serve(),
@@ -101,29 +105,33 @@ fn spawn_isolate_thread(task: HostTask) {
       Some(HostTask::Run(job, pool)) => {
         abandon(job, pool, &format!("could not start an isolate thread: {error}"))
       }
-      Some(HostTask::Prepare(pool)) => pool.thread_not_started(),
+      Some(HostTask::Prepare(pool)) => pool.member_not_started(),
       None => {}
     }
   }
 }
 
-/// A run on a thread of its own, whose isolate is created for it.
-fn run_cold(job: RunJob) {
+/// A run on a thread of its own, whose isolate is created for it; `false` when the watchdog
+/// demoted the thread while it ran.
+fn run_cold(job: RunJob) -> bool {
   let _live = LiveThread::enter();
   // Stopped while it waited for this thread (a disposal, an abort): it has its ending already,
   // and an isolate made now would only delay its delivery and the disposal waiting for it.
   if job.shared.is_finished() {
     job.abandon("the run ended before its thread started");
-    return;
+    return true;
   }
   match event_loop() {
     Ok(event_loop) => {
       let entered = event_loop.runtime.enter();
       let isolate = PreparedIsolate::new(job.shared.limits.heap_bytes);
       drop(entered);
-      job.execute(event_loop, isolate);
+      job.execute(event_loop, isolate)
     }
-    Err(why) => job.abandon(&why),
+    Err(why) => {
+      job.abandon(&why);
+      true
+    }
   }
 }
 

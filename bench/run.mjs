@@ -59,8 +59,11 @@ const quantile = (values, q) => {
 }
 
 const quick = process.argv.includes('--quick')
+// `--only <text>`: the workloads whose names contain it, printed and not written to results.json.
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1]
 const results = []
-for (const workload of WORKLOADS) {
+for (const workload of WORKLOADS.filter(({ name }) => only === undefined || name.includes(only))) {
   const samples = Object.fromEntries(SIDES.map((side) => [side, []]))
   const extra = Object.fromEntries(SIDES.map((side) => [side, {}]))
   const rounds = quick ? Math.max(2, Math.ceil(workload.rounds / 10)) : workload.rounds
@@ -87,6 +90,7 @@ for (const workload of WORKLOADS) {
 }
 
 for (const side of SIDES) await sides[side].dispose()
+if (only !== undefined) process.exit(0)
 
 const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model, loadavg: os.loadavg(), date: new Date().toISOString() }
 writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify({ machine, results }, null, 2) + '\n')

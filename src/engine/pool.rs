@@ -184,12 +184,15 @@ impl Pool {
         Served::Done => break,
         Served::Left => {
           drop(live);
+          // Its isolate went unused: the memory it freed is trimmed like a run's.
+          crate::limits::arena::isolate_disposed();
           self.thread_exited();
           return;
         }
       }
     }
     drop(live);
+    crate::limits::arena::isolate_disposed();
     crate::lock(&self.state).sizing.member_left();
     if demoted {
       // The watchdog lowered this thread's priority for good: another takes its place.

@@ -23,6 +23,14 @@ fn next_code_point(units: &[u16], at: usize) -> (usize, usize) {
   (1, bytes)
 }
 
+/// Units counted a chunk at a time while they are plain (see `string_cost_up_to`).
+const CHUNK: usize = 32;
+
+/// Printable ASCII other than `"` and `\`: one byte each in JSON.
+fn is_plain(unit: u16) -> bool {
+  (0x20..=0x7F).contains(&unit) && unit != 0x22 && unit != 0x5C
+}
+
 /// Bytes of `JSON.stringify(s)` (quotes included), or `None` once they pass `budget`.
 pub fn string_cost_up_to(units: &[u16], budget: usize) -> Option<usize> {
   let mut cost = 2;
@@ -31,9 +39,22 @@ pub fn string_cost_up_to(units: &[u16], budget: usize) -> Option<usize> {
     if cost > budget {
       return None;
     }
-    let (width, bytes) = next_code_point(units, at);
-    cost += bytes;
-    at += width;
+    // Most text is plain ASCII: a chunk of it is checked without a branch per unit (the checks
+    // vectorise), which made metering a 64 MB log take a fraction of the 170 ms it took unit by
+    // unit. A chunk that is not plain is counted a code point at a time.
+    if let Some(chunk) = units.get(at..at + CHUNK)
+      && chunk.iter().fold(true, |plain, &unit| plain & is_plain(unit))
+    {
+      cost += CHUNK;
+      at += CHUNK;
+      continue;
+    }
+    let chunk_end = (at + CHUNK).min(units.len());
+    while at < chunk_end {
+      let (width, bytes) = next_code_point(units, at);
+      cost += bytes;
+      at += width;
+    }
   }
   (cost <= budget).then_some(cost)
 }
@@ -165,12 +186,33 @@ mod properties {
     proptest::collection::vec(unit, 0..64)
   }
 
+  /// Long runs of plain ASCII, broken now and then by any other class: whole chunks and partial ones.
+  fn mostly_plain_utf16() -> impl Strategy<Value = Vec<u16>> {
+    let unit = prop_oneof![
+      30 => 0x20u16..0x7f,
+      1 => 0u16..0x20,
+      1 => Just(u16::from(b'"')),
+      1 => 0x80u16..0x800,
+      1 => 0xD800u16..0xE000,
+      1 => 0xE000u16..=0xFFFF,
+    ];
+    proptest::collection::vec(unit, 0..400)
+  }
+
   proptest! {
     #[test]
     fn cost_is_the_length_of_the_text_written(units in any_utf16()) {
       let mut text = String::new();
       push_json_string(&mut text, &units);
       prop_assert_eq!(string_cost(&units), text.len());
+    }
+
+    #[test]
+    fn plain_runs_cost_the_length_of_the_text_written(units in mostly_plain_utf16(), budget in 0usize..500) {
+      let mut text = String::new();
+      push_json_string(&mut text, &units);
+      prop_assert_eq!(string_cost(&units), text.len());
+      prop_assert_eq!(string_cost_up_to(&units, budget), (text.len() <= budget).then_some(text.len()));
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::engine::job::RunJob;
 use crate::engine::sizing::{Refill, Sizing};
 
 /// The longest an idle prepared isolate waits before it checks whether it has been unused long
-/// enough to leave.
+/// enough to leave (a quarter of the pool's idle time, when that is shorter).
 const IDLE_CHECK: Duration = Duration::from_secs(1);
 
 /// How a pool gets its threads: from the V8 host thread, which must spawn every isolate thread
@@ -49,6 +49,8 @@ pub struct Pool {
   pub heap_bytes: usize,
   spawner: Spawner,
   state: Mutex<State>,
+  /// How often an idle prepared isolate checks whether it has been unused long enough to leave.
+  idle_check: Duration,
   /// Signalled when a preparation ends or the pool closes: members waiting to prepare look again.
   refill: Condvar,
   closed: AtomicBool,
@@ -60,7 +62,13 @@ pub struct Pool {
 impl Pool {
   /// A pool that keeps `min` isolates prepared and grows to at most `max` under demand; an
   /// isolate unused for `shrink_after` leaves while it holds more than `min`.
-  pub fn new(min: usize, max: usize, shrink_after: Duration, heap_bytes: usize, spawner: Spawner) -> Arc<Self> {
+  pub fn new(
+    min: usize,
+    max: usize,
+    shrink_after: Duration,
+    heap_bytes: usize,
+    spawner: Spawner,
+  ) -> Arc<Self> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let pool = Arc::new(Self {
       heap_bytes,
@@ -70,6 +78,7 @@ impl Pool {
         ready: Vec::new(),
         next_id: 0,
       }),
+      idle_check: IDLE_CHECK.min(shrink_after / 4).max(Duration::from_millis(1)),
       refill: Condvar::new(),
       closed: AtomicBool::new(false),
       threads: AtomicUsize::new(0),
@@ -139,9 +148,8 @@ impl Pool {
   /// Called on a cold run's thread once its run is over: `true` when the thread stays on as a
   /// member (the pool was short of isolates) and must go on to `serve`; otherwise it has left.
   pub fn cold_run_ended(&self, demoted: bool) -> bool {
-    let joined = !demoted
-      && !self.closed.load(Ordering::SeqCst)
-      && crate::lock(&self.state).sizing.try_grow();
+    let joined =
+      !demoted && !self.closed.load(Ordering::SeqCst) && crate::lock(&self.state).sizing.try_grow();
     if !joined {
       self.thread_exited();
     }
@@ -166,7 +174,7 @@ impl Pool {
   /// the pool closes or no longer needs it.
   pub fn serve(self: Arc<Self>) {
     let live = LiveThread::enter();
-    let mut demoted = false;
+    let mut ended = Served::Done;
     while self.wait_to_prepare() {
       let served = match event_loop() {
         Ok(event_loop) => self.serve_one(event_loop),
@@ -175,28 +183,23 @@ impl Pool {
           Served::Done
         }
       };
-      match served {
-        Served::Again => {}
-        Served::Demoted => {
-          demoted = true;
-          break;
-        }
-        Served::Done => break,
-        Served::Left => {
-          drop(live);
-          // Its isolate went unused: the memory it freed is trimmed like a run's.
-          crate::limits::arena::isolate_disposed();
-          self.thread_exited();
-          return;
-        }
+      if !matches!(served, Served::Again) {
+        ended = served;
+        break;
       }
     }
     drop(live);
+    // The memory its last isolate freed, used or not, is trimmed like a run's.
     crate::limits::arena::isolate_disposed();
-    crate::lock(&self.state).sizing.member_left();
-    if demoted {
-      // The watchdog lowered this thread's priority for good: another takes its place.
-      self.add_member();
+    match ended {
+      // `try_shrink` has counted it out already.
+      Served::Left => {}
+      Served::Demoted => {
+        crate::lock(&self.state).sizing.member_left();
+        // The watchdog lowered this thread's priority for good: another takes its place.
+        self.add_member();
+      }
+      Served::Again | Served::Done => crate::lock(&self.state).sizing.member_left(),
     }
     self.thread_exited();
   }
@@ -270,9 +273,8 @@ impl Pool {
   /// long enough to leave.
   fn wait_for_run(&self, id: u64, job_rx: &Receiver<RunJob>) -> Waited {
     let idle_since = Instant::now();
-    let check = IDLE_CHECK.min(crate::lock(&self.state).sizing.shrink_after() / 4).max(Duration::from_millis(1));
     loop {
-      match job_rx.recv_timeout(check) {
+      match job_rx.recv_timeout(self.idle_check) {
         Ok(job) => return Waited::Run(job),
         Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
           let mut state = crate::lock(&self.state);

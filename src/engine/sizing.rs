@@ -53,10 +53,6 @@ impl Sizing {
     }
   }
 
-  pub fn shrink_after(&self) -> Duration {
-    self.shrink_after
-  }
-
   pub fn member_joined(&mut self) {
     self.members += 1;
   }
@@ -158,7 +154,10 @@ mod tests {
     assert_eq!(sizing.refill(1, start), Refill::Now);
     sizing.run_started(start);
     let later = start + Duration::from_micros(500);
-    assert_eq!(sizing.refill(1, later), Refill::After(QUIET - Duration::from_micros(500)));
+    assert_eq!(
+      sizing.refill(1, later),
+      Refill::After(QUIET - Duration::from_micros(500))
+    );
     // None left prepared: the next run needs one now.
     assert_eq!(sizing.refill(0, later), Refill::Now);
     assert_eq!(sizing.refill(3, start + QUIET), Refill::Now);

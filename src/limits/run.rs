@@ -260,14 +260,14 @@ impl RunShared {
       .is_some_and(|run| run.is_finished())
   }
 
-  /// Appends a log; once one does not fit, the run ends as `output-limit`.
   /// How many UTF-16 units of a log entry to read (see `Ledger::entry_units_worth_reading`).
   pub fn log_units_worth_reading(&self) -> usize {
     self.state().ledger.entry_units_worth_reading()
   }
 
-  /// Admits a log entry of `whole_units` units, of which `entry` holds the first
-  /// `log_units_worth_reading` or all; `false` once the run is over.
+  /// Appends a log entry of `whole_units` units, of which `entry` holds the first
+  /// `log_units_worth_reading` or all; once one does not fit, the run ends as `output-limit`.
+  /// `false` once the run is over.
   pub fn admit_log(&self, entry: Text, whole_units: usize) -> bool {
     let mut state = self.state();
     if !state.phase.is_running() {

@@ -315,7 +315,10 @@ mod tests {
     let worth = read_prefix.entry_units_worth_reading();
     read_prefix.refuse(whole[..worth].to_vec());
     assert!(!read_prefix.admit(text("later")));
-    assert_eq!(read_prefix.settle(Ending::NoValue), read_whole.settle(Ending::NoValue));
+    assert_eq!(
+      read_prefix.settle(Ending::NoValue),
+      read_whole.settle(Ending::NoValue)
+    );
   }
 
   #[test]

@@ -18,6 +18,8 @@ use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind, Text};
 use crate::output::lossless::{Intrinsics, read_utf16};
+use crate::program::listing_guards::{GuardNames, Guards};
+use crate::program::strip::Stripped;
 
 /// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
 const LOCKDOWN_JS: &str = include_str!("../js/lockdown.js");
@@ -195,7 +197,7 @@ impl PreparedIsolate {
     self,
     tokio: &tokio::runtime::Runtime,
     shared: &Arc<RunShared>,
-    program: &str,
+    program: Stripped,
     params: &[String],
     namespaces_json: &str,
     dispatch: Option<BindingDispatch>,
@@ -225,7 +227,21 @@ impl PreparedIsolate {
       op_state.put(deno_web::StartTime::default());
     }
     shared.record_startup();
-    start_program(&mut js, shared, &start, program, params, namespaces_json);
+    let Stripped { code, guards, .. } = program;
+    let guard_names = guards.map(|Guards { names, shifts }| {
+      // For stack traces, whose columns must be the program's own.
+      js.op_state().borrow_mut().put(Rc::new(shifts));
+      names
+    });
+    start_program(
+      &mut js,
+      shared,
+      &start,
+      &code,
+      guard_names,
+      params,
+      namespaces_json,
+    );
 
     tokio.block_on(async {
       tokio::select! {
@@ -305,13 +321,15 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
   }
 }
 
-/// Compiles the program as an async function whose parameters are the injected names, then
-/// hands it to the world's `start`. A compile error ends the run as an `exception`.
+/// Compiles the program as an async function whose parameters are the injected names (inside a
+/// function that binds its listing guards, if it calls them), then hands it to the world's
+/// `start`. A compile error ends the run as an `exception`.
 fn start_program(
   js: &mut JsRuntime,
   shared: &RunShared,
   start: &v8::Global<v8::Value>,
   program: &str,
+  guards: Option<GuardNames>,
   params: &[String],
   namespaces_json: &str,
 ) {
@@ -320,10 +338,14 @@ fn start_program(
   v8::tc_scope!(let scope, scope);
   // The header has a line of its own, and the origin starts one line early, so V8 reports
   // the program's own line and column numbers.
-  let source = format!(
-    "(async function ({}) {{'use strict';\n{program}\n}})",
+  let function = format!(
+    "async function ({}) {{'use strict';\n{program}\n}}",
     params.join(", ")
   );
+  let source = match &guards {
+    Some(GuardNames { for_in, spread }) => format!("(function ({for_in}, {spread}) {{ return {function} }})"),
+    None => format!("({function})"),
+  };
   let compiled = (|| {
     let source = v8::String::new(scope, &source)?;
     let name = v8::String::empty(scope);
@@ -345,7 +367,8 @@ fn start_program(
     let start: v8::Local<v8::Function> = v8::Local::new(scope, start).try_cast().ok()?;
     let namespaces = v8::String::new(scope, namespaces_json)?;
     let undefined = v8::undefined(scope).into();
-    start.call(scope, undefined, &[program, namespaces.into()])
+    let guarded = v8::Boolean::new(scope, guards.is_some()).into();
+    start.call(scope, undefined, &[program, namespaces.into(), guarded])
   })();
   if compiled.is_none() {
     let message = match scope.exception() {

@@ -40,21 +40,15 @@ impl RunJob {
       let isolate = isolate?;
       // Stripped here, not on the caller's thread: a huge program must not block Node's event
       // loop, and its time counts against the run's budgets.
-      let stripped = crate::program::strip::strip_program(&program, &|helper| shared.helper_started(helper));
+      let stripped =
+        crate::program::strip::strip_program(&program, &params, &|helper| shared.helper_started(helper));
       shared.helper_ended(
         stripped
           .as_ref()
           .map_or(Duration::ZERO, |stripped| stripped.helper_cpu),
       );
       Ok(match stripped {
-        Ok(stripped) => isolate.run(
-          &runtime,
-          &shared,
-          &stripped.code,
-          &params,
-          &namespaces_json,
-          dispatch,
-        ),
+        Ok(stripped) => isolate.run(&runtime, &shared, stripped, &params, &namespaces_json, dispatch),
         Err(message) => {
           shared.finish(RunShared::failure(FailureKind::Exception, &message));
           isolate.discard()

@@ -8,6 +8,7 @@ pub mod cost;
 pub mod digest;
 mod isolate;
 pub(crate) mod job;
+mod listings;
 pub(crate) mod locale;
 mod modules;
 mod op_errors;

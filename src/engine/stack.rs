@@ -1,10 +1,13 @@
 //! Stack traces that show only the program's own frames, at its own lines and columns, and the
 //! text of what a program throws. Text stays UTF-16 throughout, so lone surrogates survive.
 
+use std::rc::Rc;
+
 use deno_core::{JsRuntime, v8};
 
 use crate::limits::run::RunShared;
 use crate::output::lossless::read_utf16;
+use crate::program::listing_guards::ColumnShifts;
 
 /// Scripts of ours (and deno_core's) carry `ext:` names; the program's script has none.
 const INTERNAL_SCRIPT_PREFIX: &str = "ext:";
@@ -126,6 +129,35 @@ fn inherits<'s>(
   }
 }
 
+/// Moves a frame of the program's script back to the program's own column, where the listing
+/// guards inserted text before it: its text ends with `:line:column`, then `)` if it names a
+/// function.
+fn own_column<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  site: v8::Local<'s, v8::Object>,
+  shifts: &ColumnShifts,
+  frame: &mut Vec<u16>,
+) {
+  let number = |scope: &mut v8::PinScope<'s, '_>, method| {
+    call_method(scope, site, method, &[]).and_then(|value| value.uint32_value(scope))
+  };
+  let in_program = call_method(scope, site, "getFileName", &[])
+    .and_then(|name| name.try_cast::<v8::String>().ok())
+    .is_some_and(|name| name.length() == 0);
+  let (Some(line), Some(column)) = (number(scope, "getLineNumber"), number(scope, "getColumnNumber")) else {
+    return;
+  };
+  let own = shifts.original_column(line, column);
+  if !in_program || own == column {
+    return;
+  }
+  let written: Vec<u16> = format!(":{line}:{column}").encode_utf16().collect();
+  let Some(at) = frame.windows(written.len()).rposition(|window| window == written) else {
+    return;
+  };
+  frame.splice(at..at + written.len(), format!(":{line}:{own}").encode_utf16());
+}
+
 /// V8's prepare-stack-trace hook: drops our frames, then defers to a program's own
 /// `Error.prepareStackTrace` or writes V8's usual format.
 pub fn prepare_stack_trace<'s>(
@@ -175,10 +207,19 @@ pub fn prepare_stack_trace<'s>(
     return v8::undefined(scope).into();
   }
   let mut text = header(scope, error);
+  // Shared, not taken: V8 can build a stack while an op holds the state (an op's own error).
+  let shifts = JsRuntime::op_state_from(scope)
+    .try_borrow()
+    .ok()
+    .and_then(|state| state.try_borrow::<Rc<ColumnShifts>>().cloned());
   for site in kept {
     if let Some(frame) = call_method(scope, site, "toString", &[]).and_then(|frame| frame.to_string(scope)) {
       text.extend("\n    at ".encode_utf16());
-      text.extend(read_utf16(scope, frame));
+      let mut frame = read_utf16(scope, frame);
+      if let Some(shifts) = &shifts {
+        own_column(scope, site, shifts, &mut frame);
+      }
+      text.extend(frame);
     }
   }
   scope.reset();

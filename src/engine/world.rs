@@ -8,7 +8,7 @@ use deno_core::{Extension, ExtensionFileSource};
 
 use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::BufferBudget;
-use crate::engine::{ops, structured_clone};
+use crate::engine::{listings, ops, structured_clone};
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
@@ -50,6 +50,7 @@ deno_core::extension!(
     ops::op_dsh_exit,
     ops::op_dsh_binding_call,
     ops::op_dsh_is_proxy,
+    listings::op_dsh_listing_kind,
     ops::op_dsh_keep_start,
     ops::op_dsh_digest,
     ops::op_dsh_hmac,
@@ -61,7 +62,7 @@ deno_core::extension!(
     structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
-  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "web.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
+  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "listing_guards.js", "web.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
   options = { blobs: Arc<CountedBlobStore>, buffers: Arc<BufferBudget> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),

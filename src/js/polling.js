@@ -145,7 +145,7 @@ for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) 
 const StringCtor = String;
 // Listings longer than this are built here: at a 16 MB cap, V8's `Object.entries` of 2^20
 // elements already allocated far past the cap before it could be stopped.
-const LONG_LISTING = 2 ** 16;
+export const LONG_LISTING = 2 ** 16;
 const StringPrototypeCodePointAt = String.prototype.codePointAt;
 
 // Built by V8's Array.from, whose elements are defined, not set: a setter a program put on
@@ -166,7 +166,7 @@ const STRINGS = 16;
 const ALL_KEYS = 0;
 
 /** The length of a typed array longer than LONG_LISTING; 0 for anything else. */
-function longTypedArrayLength(value) {
+export function longTypedArrayLength(value) {
   // Asked first: the getter throws for anything else, and a throw on every Object.keys (inspect
   // lists every object it prints) made 1000 console lines three times slower.
   if (value === null || typeof value !== 'object' || !isTypedArray(value)) return 0;

@@ -1,5 +1,6 @@
 //! The program's text: TypeScript stripped to JavaScript, after a reading of its nesting and
-//! labels that refuses what no stack could strip safely.
+//! labels that refuses what no stack could strip safely, then its key listings guarded.
 
+pub mod listing_guards;
 mod nesting;
 pub mod strip;

@@ -7,6 +7,7 @@ use swc_common::errors::{DiagnosticBuilder, Emitter, HANDLER, Handler};
 use swc_common::sync::Lrc;
 use swc_common::{GLOBALS, SourceMap};
 
+use crate::program::listing_guards::{Guards, guard_listings};
 use crate::program::nesting::{MAX_DUPLICATE_LABELS, MAX_LABEL_PAIRS, MAX_READINGS, Unbounded, depth_bound};
 use dsh_os::Thread;
 
@@ -53,10 +54,21 @@ const COLONS_READ_FOR_LABELS: usize = 140;
 /// program nested more than a few thousand levels deep.
 pub const MAX_NESTING: usize = 100_000;
 
-/// A stripped program, and the CPU time stripping spent on a thread other than the caller's.
+/// A stripped program with its listings guarded, and the CPU time that spent on a thread other
+/// than the caller's.
 pub struct Stripped {
   pub code: String,
+  pub guards: Option<Guards>,
   pub helper_cpu: Duration,
+}
+
+/// Erases the types of `program`, then guards its listings (`taken`: names bound around it).
+fn prepare(program: &str, taken: &[String]) -> Result<(String, Option<Guards>), String> {
+  let code = strip_types(program)?;
+  Ok(match guard_listings(&code, taken) {
+    Some((guarded, guards)) => (guarded, Some(guards)),
+    None => (code, None),
+  })
 }
 
 /// Erases the types of `program` on a stack deep enough for any program of its length (on a
@@ -64,7 +76,11 @@ pub struct Stripped {
 /// Refused: a program longer than `MAX_PROGRAM_BYTES`; past 7 KiB, one whose nesting `nesting`
 /// bounds above `MAX_NESTING` levels (on a stack sized by length alone, swc's parse of some shapes
 /// that deep takes minutes); and one whose labels would cost swc quadratic time and memory.
-pub fn strip_program(program: &str, started: &(dyn Fn(Thread) + Sync)) -> Result<Stripped, String> {
+pub fn strip_program(
+  program: &str,
+  taken: &[String],
+  started: &(dyn Fn(Thread) + Sync),
+) -> Result<Stripped, String> {
   if program.len() > MAX_PROGRAM_BYTES {
     return Err(format!(
       "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, \
@@ -100,8 +116,9 @@ pub fn strip_program(program: &str, started: &(dyn Fn(Thread) + Sync)) -> Result
     }
   }
   if stack <= CALLING_THREAD_STACK {
-    return strip_types(program).map(|code| Stripped {
+    return prepare(program, taken).map(|(code, guards)| Stripped {
       code,
+      guards,
       helper_cpu: Duration::ZERO,
     });
   }
@@ -114,7 +131,7 @@ pub fn strip_program(program: &str, started: &(dyn Fn(Thread) + Sync)) -> Result
         if let Some(thread) = &thread {
           started(thread.clone());
         }
-        let stripped = strip_types(program);
+        let stripped = prepare(program, taken);
         (
           stripped,
           thread.and_then(|thread| thread.cpu_time()).unwrap_or_default(),
@@ -124,7 +141,11 @@ pub fn strip_program(program: &str, started: &(dyn Fn(Thread) + Sync)) -> Result
     let (stripped, helper_cpu) = stripping
       .join()
       .map_err(|_| "TypeScript stripping failed".to_owned())?;
-    stripped.map(|code| Stripped { code, helper_cpu })
+    stripped.map(|(code, guards)| Stripped {
+      code,
+      guards,
+      helper_cpu,
+    })
   })
 }
 
@@ -240,7 +261,7 @@ mod depth {
   fn deep_programs_strip_on_a_stack_their_length_calls_for() {
     for shape in deep_shapes(20_000) {
       // A stack overflow would abort this test process instead of failing it.
-      let outcome = strip_program(&shape, &|_| {});
+      let outcome = strip_program(&shape, &[], &|_| {});
       if let Ok(stripped) = outcome {
         assert_eq!(stripped.code.encode_utf16().count(), shape.encode_utf16().count());
         assert!(!stripped.helper_cpu.is_zero(), "{}", &shape[..20]);
@@ -252,17 +273,17 @@ mod depth {
   fn deep_programs_are_refused_by_reading_them_and_long_ones_by_their_length() {
     let program = format!("return {}1{}", "(".repeat(200_000), ")".repeat(200_000));
     assert_eq!(
-      strip_program(&program, &|_| {}).err(),
+      strip_program(&program, &[], &|_| {}).err(),
       Some(format!(
         "Maximum call stack size exceeded: the program nests more than {MAX_NESTING} levels deep"
       ))
     );
     // Long and flat: stripped up to the limit, refused past it.
     let flat = "const x: number = 1;\n".repeat(MAX_PROGRAM_BYTES / 21);
-    assert_eq!(strip_program(&flat, &|_| {}).unwrap().code.len(), flat.len());
+    assert_eq!(strip_program(&flat, &[], &|_| {}).unwrap().code.len(), flat.len());
     let longer = format!("{flat}{}", "\n".repeat(MAX_PROGRAM_BYTES + 1 - flat.len()));
     assert_eq!(
-      strip_program(&longer, &|_| {}).err(),
+      strip_program(&longer, &[], &|_| {}).err(),
       Some(format!(
         "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, since no \
          stack can be sized to strip their types safely",

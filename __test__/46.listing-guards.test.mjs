@@ -1,0 +1,133 @@
+// for-in loops and object spreads go through the world's guards (src/program/listing_guards.rs,
+// src/js/listing_guards.js): a long value's keys are listed lazily in JavaScript, a long value's
+// spread is refused, and everything else is exactly what Node's V8 does.
+import { createRequire } from 'node:module'
+import { runInNewContext } from 'node:vm'
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { setup, sleep } from './helpers.mjs'
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
+
+let runtime, dispose
+before(async () => ({ runtime, dispose } = await setup({ computeMs: 500, isolatePool: 1 })))
+after(() => dispose())
+
+/** What Node gives for `program`, run as an async function body in a realm of its own, as JSON. */
+async function inNode(program) {
+  return JSON.parse(JSON.stringify(await runInNewContext(`(async () => {\n${program}\n})()`)))
+}
+
+// Each returns what its loops saw, as JSON-friendly values.
+const SAME_AS_NODE = {
+  'a plain object, its prototype chain and shadowing': `const base = { a: 1, shadowed: 2 }
+const o = Object.create(base); o.z = 1; o[2] = 1; o[1] = 1; o.b = 1
+Object.defineProperty(o, 'shadowed', { value: 3, enumerable: false })
+const keys = []; for (const k in o) keys.push(k); return keys`,
+  'keys deleted or added while the loop runs': `const o = { a: 1, b: 2, c: 3 }; const keys = []
+for (const k in o) { keys.push(k); delete o.b; o.d = 4 } return keys`,
+  'null, undefined, a number and a short string': `const keys = []
+for (const k in null) keys.push(k); for (const k in undefined) keys.push(k); for (const k in 5) keys.push(k)
+for (const k in 'abc') keys.push(k); return keys`,
+  'a proxy, whose traps are called as V8 calls them': `const calls = []
+const p = new Proxy({ a: 1, b: 2 }, {
+  ownKeys(t) { calls.push('ownKeys'); return Reflect.ownKeys(t) },
+  getOwnPropertyDescriptor(t, k) { calls.push('gopd ' + String(k)); return Reflect.getOwnPropertyDescriptor(t, k) },
+  has(t, k) { calls.push('has ' + String(k)); return Reflect.has(t, k) },
+})
+const keys = []; for (const k in p) keys.push(k); return [keys, calls]`,
+  'a long typed array with an own key and an enumerable key on its prototype chain': `const t = new Uint8Array(2 ** 17); t.own = 1
+Uint8Array.prototype.inherited = 1
+let n = 0, last = []; for (const k in t) { n++; if (n <= 2 || n > 2 ** 17 - 1) last.push(k) } return [n, last]`,
+  'a long array with holes, a deletion, a non-enumerable index and a truncation': `const a = Array.from({ length: 2 ** 17 }, (_, i) => i)
+delete a[3]; Object.defineProperty(a, 7, { value: 1, enumerable: false }); a.x = 1; Array.prototype.foo = 1
+const keys = []; for (const k in a) { keys.push(k); if (k === '10') a.length = 12 } return keys`,
+  'a sparse array of length 2^32 - 1': `const a = []; a[2 ** 32 - 2] = 1; a[5] = 2; a[70000] = 3; a.x = 3
+const keys = []; for (const k in a) keys.push(k); return keys`,
+  'a long string, and an object whose prototype is a long typed array': `let n = 0, last
+for (const k in 'ab'.repeat(2 ** 16)) { n++; last = k }
+const o = Object.create(new Uint16Array(2 ** 17)); o.own = 1
+const keys = []; for (const k in o) { if (keys.length < 3) keys.push(k); last = k } return [n, keys, last]`,
+  'a long string object with an own key, and a number': `const s = new String('ab'.repeat(2 ** 16)); s.own = 1
+let n = 0, last; for (const k in s) { n++; last = k } for (const k in 5) n++
+return [n, last]`,
+  'spreads and rests of short values': `const o = { a: 1, ...{ b: 2, c: 3 }, ...'xy', ...[7, 8], ...null, ...5, ...new Uint8Array(3) }
+const { a, ...rest } = o; let r2; ({ b: r2, ...r2 } = o)
+return [o, rest, r2]`,
+}
+
+describe('for-in and object spread give what Node gives', () => {
+  for (const [name, program] of Object.entries(SAME_AS_NODE)) {
+    test(name, async () => {
+      const expected = await inNode(program)
+      assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: expected })
+    })
+  }
+})
+
+const refusal = (length) => `RangeError: an object spread or rest of a value of ${length} elements is refused: past 65536, `
+  + 'V8 copies them in one step that cannot be stopped (copy them in a loop instead)'
+
+test('a spread or rest of a long value is refused, at the program\'s own line and column of the value', async () => {
+  const lines = ['const m = (f) => { try { f() } catch (e) { return e.stack } }',
+    "return [m(() => ({ ...new Uint8Array(2 ** 17) })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 16) }),",
+    '  m(() => { let r; ({ ...r } = Array(70000).fill(0)) }), m(() => ({ ...{ length: 2 ** 20 } })) === undefined,',
+    "  m(() => ({ ...new String('x'.repeat(70000)) }))]"]
+  const at = (line, text) => `${line}:${lines[line - 1].indexOf(text) + 1}`
+  const frames = (value, call) => `\n    at <anonymous>:${value}\n    at m (<anonymous>:${at(1, 'f()')})\n    at <anonymous>:${call}`
+  const result = await runtime.run({ program: lines.join('\n'), bindings: [] })
+  assert.deepStrictEqual(result, {
+    logs: [],
+    value: [
+      refusal(2 ** 17) + frames(at(2, 'new'), at(2, 'm(')),
+      refusal(2 ** 17) + frames(at(2, "'ab'"), at(2, 'm(() => {')),
+      refusal(70000) + frames(at(3, 'Array'), at(3, 'm(')),
+      true,
+      refusal(70000) + frames(at(4, 'new'), at(4, 'm(')),
+    ],
+  })
+})
+
+test('an error after a guard on its line is reported at the program\'s own column', async () => {
+  const program = 'const o = { a: 1 }; for (const k in o) { const c = { ...o }; null.x }'
+  const result = await runtime.run({ program, bindings: [] })
+  assert.deepStrictEqual(result, {
+    logs: [],
+    error: { kind: 'exception', message: "TypeError: Cannot read properties of null (reading 'x')\n    at <anonymous>:1:67" },
+  })
+})
+
+test('the guards cannot be seen or replaced by the program', async () => {
+  const program = `const __dsh_forIn = (v) => [v], __dsh_spread = () => ({ replaced: true })
+const keys = []; for (const k in { a: 1 }) keys.push(k)
+return [keys, { ...{ b: 2 } }, typeof __dsh_forIn_, typeof __dsh_spread_]`
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], { b: 2 }, 'undefined', 'undefined'] })
+})
+
+/** Milliseconds from now until no run's state is left, or `null` past `limit`. */
+async function msUntilNoRunIsLeft(limit) {
+  const start = performance.now()
+  while (native.liveRuns() > 0 || native.runawayThreads().running > 0) {
+    if (performance.now() - start > limit) return null
+    await sleep(5)
+  }
+  return performance.now() - start
+}
+
+// Before, each of these kept its thread 1 to more than 30 s past its run, at up to 2.9 GB.
+const LOOPS = {
+  'for-in over a long typed array': 'const t = new Uint8Array(2 ** 25); for (;;) for (const k in t) {}',
+  'for-in over a long string': "const s = 'x'.repeat(2 ** 24); for (;;) for (const k in s) {}",
+  'for-in over a long array': 'const a = new Array(2 ** 22).fill(1); for (;;) for (const k in a) {}',
+  'for-in over an object whose prototype is a long typed array': 'const o = Object.create(new Uint8Array(2 ** 25)); for (;;) for (const k in o) {}',
+  'refused spreads of a long typed array': 'const t = new Uint8Array(2 ** 21); for (;;) { try { ({ ...t }) } catch {} }',
+}
+
+for (const [name, program] of Object.entries(LOOPS)) {
+  test(`a loop of ${name} ends by its budget and its thread leaves within 250 ms`, async () => {
+    const result = await runtime.run({ program, bindings: [] })
+    assert.deepStrictEqual(result, { logs: [], error: { kind: 'timeout', message: 'compute budget exhausted (500ms busy)' } })
+    const left = await msUntilNoRunIsLeft(250)
+    assert.notEqual(left, null, `the run's thread was still inside it 250 ms after it settled: ${JSON.stringify(native.runawayThreads())}`)
+  })
+}

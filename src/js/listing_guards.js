@@ -1,0 +1,207 @@
+// What a program's for-in loops and object spreads call (src/program/listing_guards.rs rewrites
+// `for (k in v)` to `for (k of forInKeys(v))`, and `{...v}` to `{...spreadable(v)}`).
+//
+// V8 lists a for-in subject's keys, and copies a spread's source, in C++: one string per element,
+// past the heap cap, with no way to stop it (`for (k in new Uint8Array(2 ** 25))` grew the host by
+// 1.3 GB at a 64 MB cap, and kept its thread 3 s past its run). Here the keys of a value whose
+// prototype chain holds a long string, array or typed array are listed lazily, in JavaScript, in
+// V8's order; any other value's come from V8's own for-in. A spread or rest copy of a long value is
+// refused: V8 would make it in one step that cannot be stopped, and no copy made here could be
+// handed to it without V8 listing it again.
+
+import { core } from 'ext:core/mod.js';
+import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
+
+const {
+  op_dsh_listing_kind: listingKind,
+  op_is_proxy: isProxy,
+  op_is_string_object: isStringObject,
+  op_get_non_index_property_names: nonIndexKeys,
+} = core.ops;
+const ArrayIsArray = Array.isArray;
+const ObjectCtor = Object;
+const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const ObjectKeys = Object.keys;
+const ObjectPrototype = Object.prototype;
+const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
+const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
+const ReflectApply = Reflect.apply;
+const RangeErrorCtor = RangeError;
+const StringCtor = String;
+const StringPrototypeValueOf = String.prototype.valueOf;
+const SymbolIterator = Symbol.iterator;
+// V8's property filter for own enumerable string keys, as the op takes it.
+const ENUMERABLE_STRINGS = 2 | 16;
+// Consecutive holes after which a long array's indices are listed by V8: a sparse array of length
+// 2^32 - 1 holds few elements, and V8 lists only those.
+const HOLES_BEFORE_LISTING = 2 ** 16;
+
+// What listing a value's own keys means, as op_dsh_listing_kind answers (src/engine/listings.rs).
+const LONG = 1;
+const PROXY = 2;
+const STRING_OBJECT = 3;
+
+/** Whether `value` lists more than LONG_LISTING indices of its own; a proxy does not, here. */
+function ownListingIsLong(value, kind) {
+  return kind === LONG || (kind === STRING_OBJECT && ReflectApply(StringPrototypeValueOf, value, []).length > LONG_LISTING);
+}
+
+/** Whether a for-in over `value` would have V8 list a long value: its own, or one on its chain up
+ * to a proxy (whose traps are the program's, and are not called here). */
+function chainListsLong(value) {
+  if (value === null || value === undefined) return false;
+  for (let link = value; ;) {
+    const kind = listingKind(link);
+    if (kind === PROXY) return false;
+    if (ownListingIsLong(link, kind)) return true;
+    link = ObjectGetPrototypeOf(link);
+    // Object.prototype lists no indices, and its prototype is null for good: most chains end here
+    // without another call.
+    if (link === null || link === ObjectPrototype) return false;
+  }
+}
+
+/** How many indices `object` (not a proxy) lists as its own: past LONG_LISTING for a long string
+ * object, array or typed array; 0 for anything else. */
+function longLength(object) {
+  let length = longTypedArrayLength(object);
+  if (length === 0 && ArrayIsArray(object)) length = object.length;
+  else if (length === 0 && isStringObject(object)) length = ReflectApply(StringPrototypeValueOf, object, []).length;
+  return length > LONG_LISTING ? length : 0;
+}
+
+const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);
+
+/** The keys a for-in loop over `object` visits, in V8's order: each object's indices, then its
+ * other keys, along the prototype chain. A key is visited once the object still has it (V8's filter
+ * for keys deleted during the loop), and is not one an object before it on the chain has. */
+function ForInKeys(object, segments) {
+  this.object = object;
+  this.segments = segments;
+  this.segment = 0;
+  this.index = 0;
+  this.holes = 0;
+}
+ForInKeys.prototype = {
+  __proto__: null,
+  [SymbolIterator]() {
+    return this;
+  },
+  next() {
+    const segments = this.segments;
+    while (this.segment < segments.length) {
+      const { owner, depth, keys, length, array } = segments[this.segment];
+      const index = this.index++;
+      if (keys === undefined ? index >= length : index >= keys.length) {
+        this.segment++;
+        this.index = 0;
+        this.holes = 0;
+        continue;
+      }
+      if (keys === undefined && array && !hasOwn(owner, index)) {
+        // A long run of holes: the rest of this array's indices come from V8, which lists only those
+        // it holds.
+        if (++this.holes === HOLES_BEFORE_LISTING) {
+          segments[this.segment] = heldIndices(owner, depth, index);
+          this.index = 0;
+        }
+        continue;
+      }
+      this.holes = 0;
+      const key = keys === undefined ? StringCtor(index) : keys[index];
+      if (array && !ReflectApply(ObjectPrototypePropertyIsEnumerable, owner, [key])) continue;
+      if (!(key in this.object) || shadowed(segments, depth, key)) continue;
+      return { value: key, done: false };
+    }
+    return { value: undefined, done: true };
+  },
+};
+
+/** The indices an array holds from `from` on, as a segment of keys (for an array after a long run
+ * of holes: V8 lists only the elements it holds). */
+function heldIndices(array, depth, from) {
+  const held = [];
+  const keys = ObjectKeys(array);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const index = +key;
+    // Array indices only, at or past `from` (the others come in the array's next segment).
+    if (StringCtor(index) === key && index >= from && index < 2 ** 32 - 1) held[held.length] = key;
+  }
+  return { owner: array, depth, keys: held, length: 0, array: false };
+}
+
+/** Whether an object before `depth` on the chain has `key` as its own (an own key, enumerable or
+ * not, hides the same key further down). */
+function shadowed(segments, depth, key) {
+  if (depth === 0) return false;
+  for (let i = 0; i < segments.length; i++) {
+    const { owner, depth: before } = segments[i];
+    if (before < depth && hasOwn(owner, key)) return true;
+  }
+  return false;
+}
+
+/** Keys V8's own for-in lists, as an array (for a proxy on a long value's chain). */
+function keysOf(object) {
+  const keys = [];
+  for (const key in object) keys[keys.length] = key;
+  return keys;
+}
+
+/** V8's own for-in, live, for a value with nothing long on its chain: keys deleted while the
+ * program's loop runs are skipped, and a proxy's traps are called, as V8 does it. */
+function* liveKeys(object) {
+  for (const key in object) yield key;
+}
+// Its own methods, so that a program that replaces a generator method does not reach these.
+const GeneratorPrototype = ObjectGetPrototypeOf(liveKeys.prototype);
+const generatorNext = GeneratorPrototype.next;
+const generatorReturn = GeneratorPrototype.return;
+liveKeys.prototype.next = function next() {
+  return ReflectApply(generatorNext, this, []);
+};
+liveKeys.prototype.return = function return_(value) {
+  return ReflectApply(generatorReturn, this, [value]);
+};
+liveKeys.prototype[SymbolIterator] = function iterator() {
+  return this;
+};
+
+/** The segments of a chain that holds a long value. A proxy ends the walk: its keys, and those of
+ * the chain behind it, come from V8. */
+function segmentsOf(object) {
+  const segments = [];
+  let depth = 0;
+  for (let link = object; link !== null; link = ObjectGetPrototypeOf(link), depth++) {
+    if (isProxy(link)) {
+      segments[segments.length] = { owner: link, depth, keys: keysOf(link), length: 0, array: false };
+      break;
+    }
+    const length = longLength(link);
+    if (length > 0) {
+      // String and typed array indices are always enumerable; an array's may not be.
+      segments[segments.length] = { owner: link, depth, keys: undefined, length, array: ArrayIsArray(link) };
+      segments[segments.length] = { owner: link, depth, keys: nonIndexKeys(link, ENUMERABLE_STRINGS), length: 0, array: false };
+    } else {
+      segments[segments.length] = { owner: link, depth, keys: ObjectKeys(link), length: 0, array: false };
+    }
+  }
+  return segments;
+}
+
+/** `for (key in value)`'s keys, as an iterable. */
+export function forInKeys(value) {
+  if (!chainListsLong(value)) return liveKeys(value);
+  const object = ObjectCtor(value);
+  return new ForInKeys(object, segmentsOf(object));
+}
+
+/** `value`, unless it is a long string, array or typed array (which a spread or rest would copy in
+ * one step that cannot be stopped). */
+export function spreadable(value) {
+  if (!ownListingIsLong(value, listingKind(value))) return value;
+  const length = typeof value === 'string' ? value.length : longLength(value);
+  throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +
+    'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
+}

@@ -1,0 +1,453 @@
+//! Routes the three places where V8 lists a value's keys in C++, with no way to stop it, through
+//! guards of the world: a `for-in` loop's subject, an object spread's source and the value an
+//! object rest pattern copies from.
+//!
+//! For a long string, array or typed array those listings make one string per element, past the
+//! heap cap and for seconds after the run has ended (`for (k in new Uint8Array(2 ** 25))` grew the
+//! host by 1.3 GB at a 64 MB cap). No function of the world is called there, so the program's text
+//! is changed: `for (k in v)` becomes `for (k of forIn(v))`, whose keys the world lists lazily in
+//! JavaScript for a long value and from V8's own for-in for any other, and `{...v}` becomes
+//! `{...spread(v)}`, which refuses a long value. The guards are bound around the program's function
+//! under names no identifier of the program uses, so the program can neither see nor replace them.
+//!
+//! Insertions move the columns after them on their line; `ColumnShifts` moves a stack frame's
+//! column back to the program's own.
+
+use std::collections::HashSet;
+
+use swc_common::sync::Lrc;
+use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
+use swc_ecma_ast::{
+  AssignExpr, AssignTarget, AssignTargetPat, EsVersion, Expr, ForInStmt, Ident, ObjectPat, ObjectPatProp,
+  Pat, PropOrSpread, VarDeclarator,
+};
+use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
+use swc_ecma_visit::{Visit, VisitWith};
+
+/// Parsed as the body of an async function, as the eraser parses it, so top-level `return` and
+/// `await` parse.
+const PREFIX: &str = "async function __dsh_program__() {\n";
+const SUFFIX: &str = "\n}";
+
+/// The guards' names, as the program's text calls them.
+#[derive(Debug, PartialEq, Eq)]
+pub struct GuardNames {
+  pub for_in: String,
+  pub spread: String,
+}
+
+/// How a program's listings were guarded: the names its text calls, and where its columns moved.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Guards {
+  pub names: GuardNames,
+  pub shifts: ColumnShifts,
+}
+
+/// Text inserted into the program: on each line (1-based, as V8 counts), the program's own column
+/// (0-based, in UTF-16 units) where it went and how many units it took, in order.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ColumnShifts(Vec<(u32, Vec<(u32, u32)>)>);
+
+impl ColumnShifts {
+  /// The program's own 1-based column for V8's `column` on `line`; a column inside inserted text
+  /// reads as the place it was inserted.
+  pub fn original_column(&self, line: u32, column: u32) -> u32 {
+    let Ok(at) = self.0.binary_search_by_key(&line, |(line, _)| *line) else {
+      return column;
+    };
+    let mut moved = 0;
+    for &(inserted_at, length) in &self.0[at].1 {
+      let shifted = inserted_at + moved;
+      if column <= shifted {
+        break;
+      }
+      if column <= shifted + length {
+        return inserted_at + 1;
+      }
+      moved += length;
+    }
+    column - moved
+  }
+
+  pub fn is_empty(&self) -> bool {
+    self.0.is_empty()
+  }
+}
+
+/// Whether the text can hold a listing to guard: a `...`, or the word `in` (a false positive costs
+/// only a parse).
+fn may_list(code: &str) -> bool {
+  let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80;
+  let bytes = code.as_bytes();
+  code.contains("...")
+    || code.match_indices("in").any(|(at, _)| {
+      (at == 0 || !identifier(bytes[at - 1])) && bytes.get(at + 2).is_none_or(|&next| !identifier(next))
+    })
+}
+
+/// `code` with its listings guarded, or `None` when it has none (or does not parse as JavaScript,
+/// which V8 then reports in its own words). `taken` are names bound around the program too.
+pub fn guard_listings(code: &str, taken: &[String]) -> Option<(String, Guards)> {
+  if !may_list(code) {
+    return None;
+  }
+  let source_map: Lrc<SourceMap> = Default::default();
+  let file = source_map.new_source_file(Lrc::new(FileName::Anon), format!("{PREFIX}{code}{SUFFIX}"));
+  let mut recovered = Vec::new();
+  let script = parse_file_as_script(
+    &file,
+    Syntax::Es(EsSyntax::default()),
+    EsVersion::latest(),
+    None,
+    &mut recovered,
+  )
+  .ok()?;
+  if !recovered.is_empty() {
+    return None;
+  }
+  let mut finder = Finder::default();
+  script.visit_with(&mut finder);
+  if finder.edits.is_empty() {
+    return None;
+  }
+  let mut used: HashSet<&str> = finder.identifiers.iter().map(String::as_str).collect();
+  used.extend(taken.iter().map(String::as_str));
+  let names = GuardNames {
+    for_in: unused_name("__dsh_forIn", &used),
+    spread: unused_name("__dsh_spread", &used),
+  };
+  let base = file.start_pos.0 as usize + PREFIX.len();
+  Some(apply(code, names, base, finder.edits))
+}
+
+fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
+  let mut name = wanted.to_owned();
+  while used.contains(name.as_str()) {
+    name.push('_');
+  }
+  name
+}
+
+/// What to insert where, by byte offset in the parsed text.
+enum Edit {
+  /// `in` at `keyword` becomes `of`, and the subject is passed to the for-in guard.
+  ForIn {
+    keyword: BytePos,
+    subject: Span,
+    sequence: bool,
+  },
+  /// The value is passed to the spread guard.
+  Copied { value: Span, sequence: bool },
+}
+
+#[derive(Default)]
+struct Finder {
+  edits: Vec<Edit>,
+  identifiers: Vec<String>,
+}
+
+fn is_sequence(expr: &Expr) -> bool {
+  matches!(expr, Expr::Seq(_))
+}
+
+fn has_rest(pattern: &ObjectPat) -> bool {
+  pattern
+    .props
+    .iter()
+    .any(|prop| matches!(prop, ObjectPatProp::Rest(_)))
+}
+
+impl Visit for Finder {
+  fn visit_ident(&mut self, ident: &Ident) {
+    self.identifiers.push(ident.sym.to_string());
+  }
+
+  fn visit_for_in_stmt(&mut self, stmt: &ForInStmt) {
+    stmt.visit_children_with(self);
+    self.edits.push(Edit::ForIn {
+      keyword: stmt.left.span().hi,
+      subject: stmt.right.span(),
+      sequence: is_sequence(&stmt.right),
+    });
+  }
+
+  fn visit_prop_or_spread(&mut self, prop: &PropOrSpread) {
+    prop.visit_children_with(self);
+    if let PropOrSpread::Spread(spread) = prop {
+      self.edits.push(Edit::Copied {
+        value: spread.expr.span(),
+        sequence: is_sequence(&spread.expr),
+      });
+    }
+  }
+
+  fn visit_var_declarator(&mut self, declarator: &VarDeclarator) {
+    declarator.visit_children_with(self);
+    if let (Pat::Object(pattern), Some(init)) = (&declarator.name, &declarator.init)
+      && has_rest(pattern)
+    {
+      self.edits.push(Edit::Copied {
+        value: init.span(),
+        sequence: is_sequence(init),
+      });
+    }
+  }
+
+  fn visit_assign_expr(&mut self, assign: &AssignExpr) {
+    assign.visit_children_with(self);
+    if let AssignTarget::Pat(AssignTargetPat::Object(pattern)) = &assign.left
+      && has_rest(pattern)
+    {
+      self.edits.push(Edit::Copied {
+        value: assign.right.span(),
+        sequence: is_sequence(&assign.right),
+      });
+    }
+  }
+}
+
+/// After the left side of a for-in, the offset of its `in`: past spaces, comments and the closing
+/// parentheses of a parenthesised left side.
+fn keyword_in(code: &str, from: usize) -> Option<usize> {
+  let bytes = code.as_bytes();
+  let mut at = from;
+  loop {
+    match bytes.get(at..)? {
+      [b'i', b'n', ..] => return Some(at),
+      [b'/', b'/', ..] => at += code[at..].find(['\n', '\r', '\u{2028}', '\u{2029}'])?,
+      [b'/', b'*', ..] => at += code[at..].find("*/")? + 2,
+      [b')', ..] => at += 1,
+      [byte, ..] if byte.is_ascii_whitespace() => at += 1,
+      _ => {
+        let next = code[at..].chars().next()?;
+        if !next.is_whitespace() {
+          return None;
+        }
+        at += next.len_utf8();
+      }
+    }
+  }
+}
+
+/// One change to the text at a byte offset.
+enum Piece {
+  Open(String),
+  Close(&'static str),
+  /// The two bytes of a for-in's `in`, written as `of`.
+  Of,
+}
+
+fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> (String, Guards) {
+  let offset = |pos: BytePos| (pos.0 as usize).saturating_sub(base);
+  // (offset, rank at that offset, piece): a guard's call closes before another's opens at the same
+  // offset; of two opens the outer one, pushed later (the finder pushes children first), goes first.
+  let mut pieces: Vec<(usize, isize, Piece)> = Vec::new();
+  let call = |name: &str, value: Span, sequence: bool, pieces: &mut Vec<(usize, isize, Piece)>| {
+    let (open, close) = if sequence { ("((", "))") } else { ("(", ")") };
+    let rank = pieces.len() as isize;
+    pieces.push((offset(value.lo), -rank, Piece::Open(format!("{name}{open}"))));
+    pieces.push((offset(value.hi), isize::MIN + rank, Piece::Close(close)));
+  };
+  for edit in edits {
+    match edit {
+      Edit::ForIn {
+        keyword,
+        subject,
+        sequence,
+      } => {
+        // A shape the scan does not know keeps V8's own for-in rather than risk a wrong rewrite.
+        let Some(at) = keyword_in(code, offset(keyword)) else {
+          continue;
+        };
+        pieces.push((at, 0, Piece::Of));
+        call(&names.for_in, subject, sequence, &mut pieces);
+      }
+      Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
+    }
+  }
+  pieces.sort_by_key(|&(at, rank, _)| (at, rank));
+  let mut out = String::with_capacity(code.len() + pieces.len() * 8);
+  let mut shifts: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+  let mut position = Position::default();
+  let mut copied = 0;
+  for (at, _, piece) in pieces {
+    position.advance(&code[copied..at]);
+    out.push_str(&code[copied..at]);
+    copied = at;
+    let inserted = match piece {
+      Piece::Of => {
+        out.push_str("of");
+        position.advance("in");
+        copied += 2;
+        continue;
+      }
+      // `in(v)` becomes `of (…)`, not `of…`.
+      Piece::Open(text)
+        if code[..at].ends_with(|ch: char| ch.is_alphanumeric() || ch == '_' || ch == '$') =>
+      {
+        format!(" {text}")
+      }
+      Piece::Open(text) => text,
+      Piece::Close(text) => text.to_owned(),
+    };
+    out.push_str(&inserted);
+    let entry = (position.column, inserted.len() as u32);
+    match shifts.last_mut() {
+      Some((line, on_line)) if *line == position.line => on_line.push(entry),
+      _ => shifts.push((position.line, vec![entry])),
+    }
+  }
+  out.push_str(&code[copied..]);
+  (
+    out,
+    Guards {
+      names,
+      shifts: ColumnShifts(shifts),
+    },
+  )
+}
+
+/// A place in the program's own text as V8 numbers it: 1-based line, 0-based UTF-16 column.
+struct Position {
+  line: u32,
+  column: u32,
+  after_cr: bool,
+}
+
+impl Default for Position {
+  fn default() -> Self {
+    Self {
+      line: 1,
+      column: 0,
+      after_cr: false,
+    }
+  }
+}
+
+impl Position {
+  fn advance(&mut self, text: &str) {
+    for ch in text.chars() {
+      match ch {
+        // `\r\n` is one line break.
+        '\n' if self.after_cr => {}
+        '\n' | '\r' | '\u{2028}' | '\u{2029}' => {
+          self.line += 1;
+          self.column = 0;
+        }
+        _ => self.column += ch.len_utf16() as u32,
+      }
+      self.after_cr = ch == '\r';
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::{ColumnShifts, guard_listings};
+
+  fn guarded(code: &str) -> String {
+    guard_listings(code, &[])
+      .map(|(code, _)| code)
+      .unwrap_or_else(|| code.to_owned())
+  }
+
+  #[test]
+  fn for_in_becomes_for_of_over_the_guard() {
+    assert_eq!(
+      guarded("for (const k in o) f(k)"),
+      "for (const k of __dsh_forIn(o)) f(k)"
+    );
+    assert_eq!(guarded("for(k in(a.b))g()"), "for(k of __dsh_forIn((a.b)))g()");
+    assert_eq!(
+      guarded("for(k in{...a});"),
+      "for(k of __dsh_forIn({...__dsh_spread(a)}));"
+    );
+    assert_eq!(
+      guarded("for (k /* in */ in // in\n a, b) {}"),
+      "for (k /* in */ of // in\n __dsh_forIn((a, b))) {}"
+    );
+    assert_eq!(guarded("for ((k) in o);"), "for ((k) of __dsh_forIn(o));");
+  }
+
+  #[test]
+  fn spreads_and_rests_pass_their_value_to_the_guard() {
+    assert_eq!(
+      guarded("const o = { a: 1, ...p, ...{ ...q }, b }"),
+      "const o = { a: 1, ...__dsh_spread(p), ...__dsh_spread({ ...__dsh_spread(q) }), b }"
+    );
+    assert_eq!(
+      guarded("const { a, ...rest } = v; ({ b, ...rest } = w)"),
+      "const { a, ...rest } = __dsh_spread(v); ({ b, ...rest } = __dsh_spread(w))"
+    );
+    assert_eq!(
+      guarded("return { ...(a, b) }"),
+      "return { ...__dsh_spread((a, b)) }"
+    );
+    // Array spreads, call spreads and array rests iterate, in JavaScript: left alone.
+    assert_eq!(guard_listings("f(...a, [...b]); const [c, ...d] = e", &[]), None);
+  }
+
+  #[test]
+  fn nested_guards_close_inside_out() {
+    assert_eq!(
+      guarded("for (k in { ...o }) for (j in k) ;"),
+      "for (k of __dsh_forIn({ ...__dsh_spread(o) })) for (j of __dsh_forIn(k)) ;"
+    );
+    assert_eq!(
+      guarded("({ ...r } = { ...s } = v)"),
+      "({ ...r } = __dsh_spread({ ...s } = __dsh_spread(v)))"
+    );
+  }
+
+  #[test]
+  fn names_avoid_every_identifier_of_the_program_and_the_bound_names() {
+    let (code, guards) = guard_listings(
+      "let __dsh_forIn = 1, __dsh_spread_ = 2; for (k in o) {}",
+      &["__dsh_spread".to_owned()],
+    )
+    .unwrap();
+    assert_eq!(guards.names.for_in, "__dsh_forIn_");
+    assert_eq!(guards.names.spread, "__dsh_spread__");
+    assert!(code.ends_with("for (k of __dsh_forIn_(o)) {}"));
+    // A name spelled with an escape is the same identifier.
+    let (_, guards) = guard_listings("let \\u005f_dsh_forIn; for (k in o) {}", &[]).unwrap();
+    assert_eq!(guards.names.for_in, "__dsh_forIn_");
+  }
+
+  #[test]
+  fn programs_without_listings_or_that_do_not_parse_are_left_alone() {
+    assert_eq!(guard_listings("return 'in' + x.in", &[]), None);
+    assert_eq!(guard_listings("for (k in ) {}", &[]), None);
+    assert_eq!(guard_listings("return 1", &[]), None);
+    // Top-level return and await parse, as in the program's function.
+    assert!(guard_listings("await f(); for (k in o) {} return", &[]).is_some());
+  }
+
+  #[test]
+  fn columns_map_back_to_the_program_text() {
+    let program = "x;\nfor (k in o) { throw new E({ ...p }) }\r\n  é({...q})";
+    let (code, guards) = guard_listings(program, &[]).unwrap();
+    let shifts: &ColumnShifts = &guards.shifts;
+    let lines: Vec<&str> = code.split(['\n']).collect();
+    // Where `throw` and `new` are in each text (1-based, as V8 reports).
+    let column_of = |text: &str, what: &str| text.find(what).unwrap() as u32 + 1;
+    let original: Vec<&str> = program.split('\n').collect();
+    for what in ["throw", "new", "}"] {
+      assert_eq!(
+        shifts.original_column(2, column_of(lines[1], what)),
+        column_of(original[1], what),
+        "{what}"
+      );
+    }
+    // A column inside inserted text reads as where it was inserted.
+    assert_eq!(
+      shifts.original_column(2, column_of(lines[1], "__dsh_forIn") + 3),
+      column_of(original[1], "o)")
+    );
+    // Line 3 follows `\r\n` as one break; `é` is one UTF-16 unit: `q` is at 22 after the guard's
+    // 13 units, at 9 in the program.
+    assert_eq!(lines[2], "  é({...__dsh_spread(q)})");
+    assert_eq!(shifts.original_column(3, 22), 9);
+    assert_eq!(shifts.original_column(1, 1), 1);
+  }
+}

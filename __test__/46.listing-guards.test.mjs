@@ -26,6 +26,9 @@ Object.defineProperty(o, 'shadowed', { value: 3, enumerable: false })
 const keys = []; for (const k in o) keys.push(k); return keys`,
   'keys deleted or added while the loop runs': `const o = { a: 1, b: 2, c: 3 }; const keys = []
 for (const k in o) { keys.push(k); delete o.b; o.d = 4 } return keys`,
+  'left sides that are a name called async, a member and a pattern': `let async; const seen = { keys: [] }, keys = []
+for (async in { a: 1 }) keys.push(async); for (seen.last in { b: 1, c: 2 }) seen.keys.push(seen.last)
+for (const [first] in { xy: 1 }) keys.push(first); return [keys, seen]`,
   'null, undefined, a number and a short string': `const keys = []
 for (const k in null) keys.push(k); for (const k in undefined) keys.push(k); for (const k in 5) keys.push(k)
 for (const k in 'abc') keys.push(k); return keys`,

@@ -31,16 +31,6 @@ export const KNOWN_OPEN = [
       && problems.every((problem) => problem.includes('still running')),
   },
   {
-    name: 'for-in or object spread over a long value',
-    why: 'for-in and object spread list the keys of a long string, a long or holey array or a typed '
-      + 'array in C++, one string per element, where nothing polls and the heap cap does not hold (a '
-      + 'for-in over 2^26 elements: 2.9 GB and 26 s past the run at a 512 MB cap); no function of the '
-      + 'world is on their path (Object.keys, values, entries and the other listings are built in '
-      + 'JavaScript past 2^16 elements), and a proxy handed to them by a rewrite of the program still '
-      + 'has its list copied and checked for duplicates in C++ (docs/hostile-programs.md)',
-    matches: ({ program }) => /for \(const k in v\)|\{ \.\.\.v \}/.test(program),
-  },
-  {
     name: 'a loop that throws from syntax',
     why: 'a spread of a value that is not iterable throws from V8\'s runtime, which re-parses the '
       + 'function to name the call site in the message: no JavaScript function is entered, and the '

@@ -18,8 +18,8 @@ use std::collections::HashSet;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  AssignExpr, AssignTarget, AssignTargetPat, EsVersion, Expr, ForInStmt, Ident, ObjectPat, ObjectPatProp,
-  Pat, PropOrSpread, VarDeclarator,
+  AssignExpr, AssignTarget, AssignTargetPat, EsVersion, Expr, ForHead, ForInStmt, Ident, ObjectPat,
+  ObjectPatProp, Pat, PropOrSpread, VarDeclarator,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -28,6 +28,9 @@ use swc_ecma_visit::{Visit, VisitWith};
 /// `await` parse.
 const PREFIX: &str = "async function __dsh_program__() {\n";
 const SUFFIX: &str = "\n}";
+
+/// How the guards' names begin.
+const NAME_PREFIX: &str = "__dsh_";
 
 /// The guards' names, as the program's text calls them.
 #[derive(Debug, PartialEq, Eq)]
@@ -113,8 +116,8 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Option<(String, Guards)> 
   let mut used: HashSet<&str> = finder.identifiers.iter().map(String::as_str).collect();
   used.extend(taken.iter().map(String::as_str));
   let names = GuardNames {
-    for_in: unused_name("__dsh_forIn", &used),
-    spread: unused_name("__dsh_spread", &used),
+    for_in: unused_name(&format!("{NAME_PREFIX}forIn"), &used),
+    spread: unused_name(&format!("{NAME_PREFIX}spread"), &used),
   };
   let base = file.start_pos.0 as usize + PREFIX.len();
   Some(apply(code, names, base, finder.edits))
@@ -135,6 +138,9 @@ enum Edit {
     keyword: BytePos,
     subject: Span,
     sequence: bool,
+    /// A left side that is the bare name `async`, put in parentheses: `for (async of` cannot start
+    /// a for-of.
+    bare_async: Option<Span>,
   },
   /// The value is passed to the spread guard.
   Copied { value: Span, sequence: bool },
@@ -159,15 +165,26 @@ fn has_rest(pattern: &ObjectPat) -> bool {
 
 impl Visit for Finder {
   fn visit_ident(&mut self, ident: &Ident) {
-    self.identifiers.push(ident.sym.to_string());
+    // Only these could be a guard's name.
+    if ident.sym.starts_with(NAME_PREFIX) {
+      self.identifiers.push(ident.sym.to_string());
+    }
   }
 
   fn visit_for_in_stmt(&mut self, stmt: &ForInStmt) {
     stmt.visit_children_with(self);
+    let bare_async = match &stmt.left {
+      ForHead::Pat(pattern) => match &**pattern {
+        Pat::Ident(name) if &*name.id.sym == "async" => Some(name.span),
+        _ => None,
+      },
+      _ => None,
+    };
     self.edits.push(Edit::ForIn {
       keyword: stmt.left.span().hi,
       subject: stmt.right.span(),
       sequence: is_sequence(&stmt.right),
+      bare_async,
     });
   }
 
@@ -254,12 +271,18 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> (Strin
         keyword,
         subject,
         sequence,
+        bare_async,
       } => {
         // A shape the scan does not know keeps V8's own for-in rather than risk a wrong rewrite.
         let Some(at) = keyword_in(code, offset(keyword)) else {
           continue;
         };
         pieces.push((at, 0, Piece::Of));
+        if let Some(name) = bare_async {
+          let rank = pieces.len() as isize;
+          pieces.push((offset(name.lo), -rank, Piece::Open("(".to_owned())));
+          pieces.push((offset(name.hi), isize::MIN + rank, Piece::Close(")")));
+        }
         call(&names.for_in, subject, sequence, &mut pieces);
       }
       Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
@@ -367,6 +390,9 @@ mod tests {
       "for (k /* in */ of // in\n __dsh_forIn((a, b))) {}"
     );
     assert_eq!(guarded("for ((k) in o);"), "for ((k) of __dsh_forIn(o));");
+    // `for (async of` cannot start a for-of; `async` is a name like any other elsewhere.
+    assert_eq!(guarded("for (async in o);"), "for ((async) of __dsh_forIn(o));");
+    assert_eq!(guarded("for (async.x in o);"), "for (async.x of __dsh_forIn(o));");
   }
 
   #[test]

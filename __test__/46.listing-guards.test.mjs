@@ -91,6 +91,18 @@ test('a spread or rest of a long value is refused, at the program\'s own line an
   })
 })
 
+test('a for-in, spread or rest over a proxy of a long value is refused', async () => {
+  const program = `const m = (f) => { try { f(); return 'ran' } catch (e) { return e.message } }
+const long = new Proxy(new Proxy(new Uint8Array(2 ** 17), {}), { ownKeys: (t) => Reflect.ownKeys(t) })
+const behind = Object.create(new Uint8Array(2 ** 17)); Object.setPrototypeOf(Object.getPrototypeOf(behind), new Proxy(new Uint8Array(2 ** 17), {}))
+return [m(() => { for (const k in long) break }), m(() => ({ ...long })), m(() => { const { ...r } = long }),
+  m(() => { for (const k in Object.create(long)) break }), m(() => { for (const k in behind) break }),
+  m(() => { for (const k in new Proxy([1, 2], {})) break })]`
+  const refused = 'a for-in or object spread or rest over a proxy of a value of 131072 elements is refused: past 65536, '
+    + 'V8 lists them in one step that cannot be stopped'
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [refused, refused, refused, refused, refused, 'ran'] })
+})
+
 test('an error after a guard on its line is reported at the program\'s own column', async () => {
   const program = 'const o = { a: 1 }; for (const k in o) { const c = { ...o }; null.x }'
   const result = await runtime.run({ program, bindings: [] })

@@ -19,6 +19,10 @@ const STRING_OBJECT: u32 = 3;
 /// What listing `value`'s own keys would mean: `SHORT`, `LONG`, `PROXY` or `STRING_OBJECT`.
 #[op2(fast)]
 pub fn op_dsh_listing_kind(value: &v8::Value) -> u32 {
+  listing_kind(value)
+}
+
+fn listing_kind(value: &v8::Value) -> u32 {
   let long = |length: usize| if length > LONG_LISTING { LONG } else { SHORT };
   if value.is_proxy() {
     PROXY
@@ -36,8 +40,42 @@ pub fn op_dsh_listing_kind(value: &v8::Value) -> u32 {
   }
 }
 
-/// `value` seen as the kind of value its check above found it to be. Every kind is an opaque view
-/// of the same handle (the `v8` crate's own casts are made this way), so only the check matters.
+/// How many indices the value behind `value`'s proxies lists as its own, when that is more than
+/// `LONG_LISTING`; else 0. A proxy without an `ownKeys` trap has V8 list its target's keys in C++.
+#[op2(fast)]
+pub fn op_dsh_proxied_long_length<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  value: v8::Local<'s, v8::Value>,
+) -> f64 {
+  let mut target = value;
+  while let Ok(proxy) = target.try_cast::<v8::Proxy>() {
+    // A revoked proxy's target is null, where V8 throws without listing.
+    target = proxy.get_target(scope);
+  }
+  let length = match listing_kind(&target) {
+    LONG if target.is_string() => target.try_cast::<v8::String>().map_or(0, |text| text.length()),
+    LONG if target.is_typed_array() => target
+      .try_cast::<v8::TypedArray>()
+      .map_or(0, |array| array.length()),
+    LONG => target
+      .try_cast::<v8::Array>()
+      .map_or(0, |array| array.length() as usize),
+    STRING_OBJECT => target.try_cast::<v8::Object>().map_or(0, |object| {
+      // Its own `length`, a data property that is neither writable nor configurable.
+      let key = v8::String::new(scope, "length").expect("a short key");
+      object
+        .get(scope, key.into())
+        .and_then(|length| length.uint32_value(scope))
+        .unwrap_or(0) as usize
+    }),
+    _ => 0,
+  };
+  if length > LONG_LISTING { length as f64 } else { 0.0 }
+}
+
+/// `value` seen as the kind of value its check found it to be. Every kind is an opaque view of the
+/// same handle (the `v8` crate's own casts are made this way), so only the check matters.
+///
 /// # Safety
 /// `value` must be a `T`.
 unsafe fn as_kind<T>(value: &v8::Value) -> &T {

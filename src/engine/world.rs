@@ -51,6 +51,7 @@ deno_core::extension!(
     ops::op_dsh_binding_call,
     ops::op_dsh_is_proxy,
     listings::op_dsh_listing_kind,
+    listings::op_dsh_proxied_long_length,
     ops::op_dsh_keep_start,
     ops::op_dsh_digest,
     ops::op_dsh_hmac,

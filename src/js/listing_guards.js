@@ -14,6 +14,7 @@ import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 
 const {
   op_dsh_listing_kind: listingKind,
+  op_dsh_proxied_long_length: proxiedLongLength,
   op_is_proxy: isProxy,
   op_is_string_object: isStringObject,
   op_get_non_index_property_names: nonIndexKeys,
@@ -46,13 +47,27 @@ function ownListingIsLong(value, kind) {
   return kind === LONG || (kind === STRING_OBJECT && ReflectApply(StringPrototypeValueOf, value, []).length > LONG_LISTING);
 }
 
+/** A proxy of a long value: V8 would list its target's keys in C++ unless its handler lists them,
+ * and asking the handler is the program's business. */
+function refuseProxyOfLong(proxy) {
+  const length = proxiedLongLength(proxy);
+  if (length > 0) {
+    throw new RangeErrorCtor(`a for-in or object spread or rest over a proxy of a value of ${length} elements is refused: ` +
+      `past ${LONG_LISTING}, V8 lists them in one step that cannot be stopped`);
+  }
+}
+
 /** Whether a for-in over `value` would have V8 list a long value: its own, or one on its chain up
- * to a proxy (whose traps are the program's, and are not called here). */
+ * to a proxy (whose traps are the program's, and are not called here; a proxy of a long value is
+ * refused). */
 function chainListsLong(value) {
   if (value === null || value === undefined) return false;
   for (let link = value; ;) {
     const kind = listingKind(link);
-    if (kind === PROXY) return false;
+    if (kind === PROXY) {
+      refuseProxyOfLong(link);
+      return false;
+    }
     if (ownListingIsLong(link, kind)) return true;
     link = ObjectGetPrototypeOf(link);
     // Object.prototype lists no indices, and its prototype is null for good: most chains end here
@@ -175,6 +190,7 @@ function segmentsOf(object) {
   let depth = 0;
   for (let link = object; link !== null; link = ObjectGetPrototypeOf(link), depth++) {
     if (isProxy(link)) {
+      refuseProxyOfLong(link);
       segments[segments.length] = { owner: link, depth, keys: keysOf(link), length: 0, array: false };
       break;
     }
@@ -200,7 +216,9 @@ export function forInKeys(value) {
 /** `value`, unless it is a long string, array or typed array (which a spread or rest would copy in
  * one step that cannot be stopped). */
 export function spreadable(value) {
-  if (!ownListingIsLong(value, listingKind(value))) return value;
+  const kind = listingKind(value);
+  if (kind === PROXY) refuseProxyOfLong(value);
+  if (!ownListingIsLong(value, kind)) return value;
   const length = typeof value === 'string' ? value.length : longLength(value);
   throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');

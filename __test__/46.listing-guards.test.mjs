@@ -119,6 +119,19 @@ return [keys, { ...{ b: 2 } }, typeof __dsh_forIn_, typeof __dsh_spread_]`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], { b: 2 }, 'undefined', 'undefined'] })
 })
 
+test('code made from a string at run time compiles unless it holds a listing, which is refused with an EvalError', async () => {
+  const program = `const m = (f) => { try { return f() } catch (e) { return e.name + ': ' + e.message } }
+const AsyncFunction = (async () => {}).constructor
+return [eval('1 + 1'), new Function('a', 'return a * 2')(4), (0, eval)('typeof globalThis'), eval({ x: 1 }),
+  await new AsyncFunction('return [..."ab"]')(), eval('"in" + " o"'),
+  m(() => eval('for (const k in { a: 1 }) ;')), m(() => new Function('o', 'return { ...o }')),
+  m(() => (0, eval)('const { a, ...r } = {}')), m(() => new AsyncFunction('with (p) for (k in q) ;'))]`
+  const refused = 'EvalError: code made from a string at run time (eval, Function) may not contain a for-in loop or an object '
+    + 'spread or rest here: their keys would be listed in one step that cannot be stopped; write them in the program itself'
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }),
+    { logs: [], value: [2, 8, 'object', { x: 1 }, ['a', 'b'], 'in o', refused, refused, refused, refused] })
+})
+
 /** Milliseconds from now until no run's state is left, or `null` past `limit`. */
 async function msUntilNoRunIsLeft(limit) {
   const start = performance.now()
@@ -136,6 +149,7 @@ const LOOPS = {
   'for-in over a long array': 'const a = new Array(2 ** 22).fill(1); for (;;) for (const k in a) {}',
   'for-in over an object whose prototype is a long typed array': 'const o = Object.create(new Uint8Array(2 ** 25)); for (;;) for (const k in o) {}',
   'refused spreads of a long typed array': 'const t = new Uint8Array(2 ** 21); for (;;) { try { ({ ...t }) } catch {} }',
+  'refused spreads of a long typed array in code made at run time': "const t = new Uint8Array(2 ** 21); for (;;) { try { eval('({ ...t })') } catch {} }",
 }
 
 for (const [name, program] of Object.entries(LOOPS)) {

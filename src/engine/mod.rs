@@ -4,6 +4,7 @@
 
 mod blobs;
 mod buffers;
+mod code_from_strings;
 pub mod cost;
 pub mod digest;
 mod isolate;

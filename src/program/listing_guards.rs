@@ -123,6 +123,30 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Option<(String, Guards)> 
   Some(apply(code, names, base, finder.edits))
 }
 
+/// Whether code made from a string at run time (`eval`, `Function`) holds a for-in, an object
+/// spread or an object rest pattern, which no rewrite guards there; code swc cannot read counts as
+/// holding one when its text could (V8 and swc may read it differently).
+pub fn lists_keys(code: &str) -> bool {
+  if !may_list(code) {
+    return false;
+  }
+  let source_map: Lrc<SourceMap> = Default::default();
+  let file = source_map.new_source_file(Lrc::new(FileName::Anon), code.to_owned());
+  let mut recovered = Vec::new();
+  let Ok(script) = parse_file_as_script(
+    &file,
+    Syntax::Es(EsSyntax::default()),
+    EsVersion::latest(),
+    None,
+    &mut recovered,
+  ) else {
+    return true;
+  };
+  let mut finder = Finder::default();
+  script.visit_with(&mut finder);
+  !recovered.is_empty() || !finder.edits.is_empty()
+}
+
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
   let mut name = wanted.to_owned();
   while used.contains(name.as_str()) {
@@ -447,6 +471,21 @@ mod tests {
     assert_eq!(guard_listings("return 1", &[]), None);
     // Top-level return and await parse, as in the program's function.
     assert!(guard_listings("await f(); for (k in o) {} return", &[]).is_some());
+  }
+
+  #[test]
+  fn code_made_at_run_time_is_told_apart_by_its_listings() {
+    use super::lists_keys;
+    assert!(lists_keys("for (var k in o) ;"));
+    assert!(lists_keys("(function anonymous(a\n) {\nreturn { ...a }\n})"));
+    assert!(lists_keys("var { x, ...r } = o"));
+    assert!(!lists_keys("x in o && f(...a, [...b])"));
+    assert!(!lists_keys("var with_ = 1; 'in'"));
+    // Sloppy code parses as such.
+    assert!(lists_keys("with (o) for (k in p) ;"));
+    // What swc cannot read counts when its text could list.
+    assert!(lists_keys("for (k in o) {"));
+    assert!(!lists_keys("1 +"));
   }
 
   #[test]

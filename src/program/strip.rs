@@ -71,16 +71,32 @@ fn prepare(program: &str, taken: &[String]) -> Result<(String, Option<Guards>), 
   })
 }
 
-/// Erases the types of `program` on a stack deep enough for any program of its length (on a
-/// helper thread past 7 KiB, which `started` is told of, so that its CPU time counts at once).
-/// Refused: a program longer than `MAX_PROGRAM_BYTES`; past 7 KiB, one whose nesting `nesting`
-/// bounds above `MAX_NESTING` levels (on a stack sized by length alone, swc's parse of some shapes
-/// that deep takes minutes); and one whose labels would cost swc quadratic time and memory.
+/// Erases the types of `program` and guards its listings on a stack deep enough for any program
+/// of its length (see `on_a_safe_stack`).
 pub fn strip_program(
   program: &str,
   taken: &[String],
   started: &(dyn Fn(Thread) + Sync),
 ) -> Result<Stripped, String> {
+  let ((code, guards), helper_cpu) = on_a_safe_stack(program, started, || prepare(program, taken))?;
+  Ok(Stripped {
+    code,
+    guards,
+    helper_cpu,
+  })
+}
+
+/// Runs `parse`, a parse of `program` by swc, on a stack deep enough for any program of its
+/// length (on a helper thread past 7 KiB, which `started` is told of, so that its CPU time counts
+/// at once), with the CPU time the helper spent. Refused: a program longer than
+/// `MAX_PROGRAM_BYTES`; past 7 KiB, one whose nesting `nesting` bounds above `MAX_NESTING` levels
+/// (on a stack sized by length alone, swc's parse of some shapes that deep takes minutes); and one
+/// whose labels would cost swc quadratic time and memory.
+pub fn on_a_safe_stack<T: Send>(
+  program: &str,
+  started: &(dyn Fn(Thread) + Sync),
+  parse: impl FnOnce() -> Result<T, String> + Send,
+) -> Result<(T, Duration), String> {
   if program.len() > MAX_PROGRAM_BYTES {
     return Err(format!(
       "the program is {} bytes long; programs longer than {MAX_PROGRAM_BYTES} bytes are refused, \
@@ -116,14 +132,10 @@ pub fn strip_program(
     }
   }
   if stack <= CALLING_THREAD_STACK {
-    return prepare(program, taken).map(|(code, guards)| Stripped {
-      code,
-      guards,
-      helper_cpu: Duration::ZERO,
-    });
+    return parse().map(|parsed| (parsed, Duration::ZERO));
   }
   std::thread::scope(|scope| {
-    let stripping = std::thread::Builder::new()
+    let parsing = std::thread::Builder::new()
       .name("dsh-strip".into())
       .stack_size(stack + (1 << 20))
       .spawn_scoped(scope, || {
@@ -131,21 +143,17 @@ pub fn strip_program(
         if let Some(thread) = &thread {
           started(thread.clone());
         }
-        let stripped = prepare(program, taken);
+        let parsed = parse();
         (
-          stripped,
+          parsed,
           thread.and_then(|thread| thread.cpu_time()).unwrap_or_default(),
         )
       })
       .map_err(|error| format!("could not start a thread to strip the program: {error}"))?;
-    let (stripped, helper_cpu) = stripping
+    let (parsed, helper_cpu) = parsing
       .join()
       .map_err(|_| "TypeScript stripping failed".to_owned())?;
-    stripped.map(|(code, guards)| Stripped {
-      code,
-      guards,
-      helper_cpu,
-    })
+    parsed.map(|parsed| (parsed, helper_cpu))
   })
 }
 

@@ -1,0 +1,106 @@
+//! Code a program makes from a string at run time (`eval`, `Function` and its async and generator
+//! forms) is not rewritten as the program's own text is (`program::listing_guards`): its scope is
+//! the program's to shape (a `with` over a proxy can answer any name), so no guard could be named
+//! there safely. Such code is compiled only when it holds no for-in and no object spread or rest;
+//! otherwise V8 throws an `EvalError` that says why.
+//!
+//! V8 asks an embedder about code from strings only in a context that refuses it, through a
+//! callback the `v8` crate does not bind; it is set through its C++ symbol, declared below.
+
+use std::ffi::c_void;
+
+use deno_core::{JsRuntime, v8};
+
+use crate::program::listing_guards::lists_keys;
+use crate::program::strip::on_a_safe_stack;
+
+/// The `EvalError`'s message.
+const REFUSED: &str = "code made from a string at run time (eval, Function) may not contain a for-in loop \
+  or an object spread or rest here: their keys would be listed in one step that cannot be stopped; write \
+  them in the program itself";
+
+/// V8's `ModifyCodeGenerationFromStringsResult`: `modified_source` is a `MaybeLocal<String>`, one
+/// handle pointer, null when empty.
+#[repr(C)]
+struct CodeFromStrings {
+  codegen_allowed: bool,
+  modified_source: *const v8::String,
+}
+
+type CodeFromStringsCallback =
+  unsafe extern "C" fn(v8::Local<v8::Context>, v8::Local<v8::Value>, bool) -> CodeFromStrings;
+
+#[cfg(not(windows))]
+unsafe extern "C" {
+  /// `void v8::Isolate::SetModifyCodeGenerationFromStringsCallback(ModifyCodeGenerationFromStringsCallback2)`
+  #[link_name = "_ZN2v87Isolate42SetModifyCodeGenerationFromStringsCallbackEPFNS_37ModifyCodeGenerationFromStringsResultENS_5LocalINS_7ContextEEENS2_INS_5ValueEEEbE"]
+  fn set_code_from_strings_callback(isolate: *mut c_void, callback: CodeFromStringsCallback);
+  /// `void v8::Context::SetErrorMessageForCodeGenerationFromStrings(Local<String>)`
+  #[link_name = "_ZN2v87Context43SetErrorMessageForCodeGenerationFromStringsENS_5LocalINS_6StringEEE"]
+  fn set_code_from_strings_message(context: *const v8::Context, message: *const v8::String);
+}
+
+/// Has every string V8 is asked to compile at run time in `js`'s main context checked first.
+#[cfg(not(windows))]
+pub fn check_code_from_strings(js: &mut JsRuntime) {
+  let context = js.main_context();
+  {
+    v8::scope_with_context!(scope, js.v8_isolate(), context);
+    let context = scope.get_current_context();
+    let message = v8::String::new(scope, REFUSED).expect("a short message");
+    context.set_allow_generation_from_strings(false);
+    // SAFETY: both are live handles of this isolate, in the layout V8's API takes them.
+    unsafe { set_code_from_strings_message(&*context, &*message) };
+  }
+  // SAFETY: the pointer is the isolate's own, and the callback is a plain function.
+  unsafe {
+    let isolate: *mut c_void = std::mem::transmute(js.v8_isolate().as_raw_isolate_ptr());
+    set_code_from_strings_callback(isolate, allow_code_without_listings);
+  }
+}
+
+/// Windows names the two C++ symbols differently, and this build has no way to check them there:
+/// code from strings is compiled unchecked (docs/hostile-programs.md).
+#[cfg(windows)]
+pub fn check_code_from_strings(_js: &mut JsRuntime) {}
+
+/// V8's callback: compiles `source` as it is unless it holds a listing.
+unsafe extern "C" fn allow_code_without_listings(
+  context: v8::Local<v8::Context>,
+  source: v8::Local<v8::Value>,
+  _is_code_like: bool,
+) -> CodeFromStrings {
+  v8::callback_scope!(unsafe scope, context);
+  let Ok(text) = source.try_cast::<v8::String>() else {
+    // Not a string: `eval` gives it back without compiling anything.
+    return CodeFromStrings {
+      codegen_allowed: true,
+      modified_source: std::ptr::null(),
+    };
+  };
+  // Lossy only inside literals and comments, where a lone surrogate can be: the syntax read is the same.
+  let code = text.to_rust_string_lossy(scope);
+  let run = JsRuntime::op_state_from(scope)
+    .try_borrow()
+    .ok()
+    .and_then(|state| {
+      state
+        .try_borrow::<std::sync::Arc<crate::limits::run::RunShared>>()
+        .cloned()
+    });
+  let started = |helper| {
+    if let Some(run) = &run {
+      run.helper_started(helper);
+    }
+  };
+  let checked = on_a_safe_stack(&code, &started, || Ok(lists_keys(&code)));
+  if let (Some(run), Ok((_, helper_cpu))) = (&run, &checked) {
+    run.helper_ended(*helper_cpu);
+  }
+  // Too long or too deep to read safely counts as holding a listing.
+  let allowed = matches!(checked, Ok((false, _)));
+  CodeFromStrings {
+    codegen_allowed: allowed,
+    modified_source: if allowed { &*text } else { std::ptr::null() },
+  }
+}

@@ -30,7 +30,7 @@ struct CodeFromStrings {
 type CodeFromStringsCallback =
   unsafe extern "C" fn(v8::Local<v8::Context>, v8::Local<v8::Value>, bool) -> CodeFromStrings;
 
-#[cfg(not(windows))]
+#[cfg(not(target_env = "msvc"))]
 unsafe extern "C" {
   /// `void v8::Isolate::SetModifyCodeGenerationFromStringsCallback(ModifyCodeGenerationFromStringsCallback2)`
   #[link_name = "_ZN2v87Isolate42SetModifyCodeGenerationFromStringsCallbackEPFNS_37ModifyCodeGenerationFromStringsResultENS_5LocalINS_7ContextEEENS2_INS_5ValueEEEbE"]
@@ -41,7 +41,7 @@ unsafe extern "C" {
 }
 
 /// Has every string V8 is asked to compile at run time in `js`'s main context checked first.
-#[cfg(not(windows))]
+#[cfg(not(target_env = "msvc"))]
 pub fn check_code_from_strings(js: &mut JsRuntime) {
   let context = js.main_context();
   {
@@ -59,9 +59,9 @@ pub fn check_code_from_strings(js: &mut JsRuntime) {
   }
 }
 
-/// Windows names the two C++ symbols differently, and this build has no way to check them there:
-/// code from strings is compiled unchecked (docs/hostile-programs.md).
-#[cfg(windows)]
+/// MSVC's C++ ABI (the Windows targets) names the two symbols differently, and this build has no
+/// way to check those names: code from strings is compiled unchecked there (docs/hostile-programs.md).
+#[cfg(target_env = "msvc")]
 pub fn check_code_from_strings(_js: &mut JsRuntime) {}
 
 /// V8's callback: compiles `source` as it is unless it holds a listing.

@@ -64,12 +64,22 @@ pub fn check_code_from_strings(js: &mut JsRuntime) {
 #[cfg(target_env = "msvc")]
 pub fn check_code_from_strings(_js: &mut JsRuntime) {}
 
-/// V8's callback: compiles `source` as it is unless it holds a listing.
+/// V8's callback: compiles `source` as it is unless it holds a listing. A panic must not unwind
+/// into V8: it refuses the code instead.
 unsafe extern "C" fn allow_code_without_listings(
   context: v8::Local<v8::Context>,
   source: v8::Local<v8::Value>,
   _is_code_like: bool,
 ) -> CodeFromStrings {
+  std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(context, source))).unwrap_or(
+    CodeFromStrings {
+      codegen_allowed: false,
+      modified_source: std::ptr::null(),
+    },
+  )
+}
+
+fn check(context: v8::Local<v8::Context>, source: v8::Local<v8::Value>) -> CodeFromStrings {
   v8::callback_scope!(unsafe scope, context);
   let Ok(text) = source.try_cast::<v8::String>() else {
     // Not a string: `eval` gives it back without compiling anything.

@@ -344,7 +344,10 @@ fn start_program(
     params.join(", ")
   );
   let source = match &guards {
-    Some(GuardNames { for_in, spread }) => format!("(function ({for_in}, {spread}) {{ return {function} }})"),
+    // Constants, so that not even a direct eval in the program can assign to them.
+    Some(GuardNames { for_in, spread }) => {
+      format!("(function () {{ const {for_in} = arguments[0], {spread} = arguments[1]; return {function} }})")
+    }
     None => format!("({function})"),
   };
   let compiled = (|| {

@@ -40,27 +40,45 @@ fn listing_kind(value: &v8::Value) -> u32 {
   }
 }
 
-/// How many indices the value behind `value`'s proxies lists as its own, when that is more than
-/// `LONG_LISTING`; else 0. A proxy without an `ownKeys` trap has V8 list its target's keys in C++.
+/// How many indices a long value behind `value`'s proxies lists, else 0: the proxies' targets and
+/// their prototype chains, followed without calling any trap. V8 lists a proxy's target's own keys
+/// when it has no `ownKeys` trap, and goes on down the target's chain when it has no
+/// `getPrototypeOf` trap.
 #[op2(fast)]
 pub fn op_dsh_proxied_long_length<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   value: v8::Local<'s, v8::Value>,
 ) -> f64 {
-  let mut target = value;
-  while let Ok(proxy) = target.try_cast::<v8::Proxy>() {
-    // A revoked proxy's target is null, where V8 throws without listing.
-    target = proxy.get_target(scope);
+  let mut link = Some(value);
+  while let Some(value) = link {
+    if let Ok(proxy) = value.try_cast::<v8::Proxy>() {
+      // A revoked proxy's target is null, where V8 throws without listing.
+      link = Some(proxy.get_target(scope));
+      continue;
+    }
+    let length = own_long_length(scope, value);
+    if length > 0 {
+      return length as f64;
+    }
+    link = value
+      .try_cast::<v8::Object>()
+      .ok()
+      .and_then(|object| object.get_prototype(scope));
   }
-  let length = match listing_kind(&target) {
-    LONG if target.is_string() => target.try_cast::<v8::String>().map_or(0, |text| text.length()),
-    LONG if target.is_typed_array() => target
+  0.0
+}
+
+/// How many indices `value` (not a proxy) lists as its own, when that is more than `LONG_LISTING`.
+fn own_long_length<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) -> usize {
+  let length = match listing_kind(&value) {
+    LONG if value.is_string() => value.try_cast::<v8::String>().map_or(0, |text| text.length()),
+    LONG if value.is_typed_array() => value
       .try_cast::<v8::TypedArray>()
       .map_or(0, |array| array.length()),
-    LONG => target
+    LONG => value
       .try_cast::<v8::Array>()
       .map_or(0, |array| array.length() as usize),
-    STRING_OBJECT => target.try_cast::<v8::Object>().map_or(0, |object| {
+    STRING_OBJECT => value.try_cast::<v8::Object>().map_or(0, |object| {
       // Its own `length`, a data property that is neither writable nor configurable.
       let key = v8::String::new(scope, "length").expect("a short key");
       object
@@ -70,7 +88,7 @@ pub fn op_dsh_proxied_long_length<'s>(
     }),
     _ => 0,
   };
-  if length > LONG_LISTING { length as f64 } else { 0.0 }
+  if length > LONG_LISTING { length } else { 0 }
 }
 
 /// `value` seen as the kind of value its check found it to be. Every kind is an opaque view of the

@@ -23,6 +23,7 @@ const ArrayIsArray = Array.isArray;
 const ObjectCtor = Object;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
+const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ObjectPrototype = Object.prototype;
 const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
@@ -47,8 +48,8 @@ function ownListingIsLong(value, kind) {
   return kind === LONG || (kind === STRING_OBJECT && ReflectApply(StringPrototypeValueOf, value, []).length > LONG_LISTING);
 }
 
-/** A proxy of a long value: V8 would list its target's keys in C++ unless its handler lists them,
- * and asking the handler is the program's business. */
+/** A proxy of a long value, or of a value with a long one on its chain: V8 would list its keys in
+ * C++ unless the handler's traps list them, and asking the handler is the program's business. */
 function refuseProxyOfLong(proxy) {
   const length = proxiedLongLength(proxy);
   if (length > 0) {
@@ -84,6 +85,9 @@ function longLength(object) {
   else if (length === 0 && isStringObject(object)) length = ReflectApply(StringPrototypeValueOf, object, []).length;
   return length > LONG_LISTING ? length : 0;
 }
+
+/** An empty list with no prototype: setters a program puts on Array.prototype's indices never see it. */
+const list = () => ObjectSetPrototypeOf([], null);
 
 const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);
 
@@ -135,7 +139,7 @@ ForInKeys.prototype = {
 /** The indices an array holds from `from` on, as a segment of keys (for an array after a long run
  * of holes: V8 lists only the elements it holds). */
 function heldIndices(array, depth, from) {
-  const held = [];
+  const held = list();
   const keys = ObjectKeys(array);
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
@@ -159,7 +163,7 @@ function shadowed(segments, depth, key) {
 
 /** Keys V8's own for-in lists, as an array (for a proxy on a long value's chain). */
 function keysOf(object) {
-  const keys = [];
+  const keys = list();
   for (const key in object) keys[keys.length] = key;
   return keys;
 }
@@ -186,7 +190,7 @@ liveKeys.prototype[SymbolIterator] = function iterator() {
 /** The segments of a chain that holds a long value. A proxy ends the walk: its keys, and those of
  * the chain behind it, come from V8. */
 function segmentsOf(object) {
-  const segments = [];
+  const segments = list();
   let depth = 0;
   for (let link = object; link !== null; link = ObjectGetPrototypeOf(link), depth++) {
     if (isProxy(link)) {

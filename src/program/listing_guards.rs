@@ -77,10 +77,11 @@ impl ColumnShifts {
   }
 }
 
-/// Whether the text can hold a listing to guard: a `...`, or the word `in` (a false positive costs
-/// only a parse).
+/// Whether the text can hold a listing to guard: a `...`, or the word `in`. A false positive costs
+/// only a parse, so only ASCII letters, digits, `_` and `$` bound the word (a non-ASCII neighbour
+/// may be a space, as U+00A0 and U+FEFF are in JavaScript).
 fn may_list(code: &str) -> bool {
-  let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$' || byte >= 0x80;
+  let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
   let bytes = code.as_bytes();
   code.contains("...")
     || code.match_indices("in").any(|(at, _)| {
@@ -88,30 +89,42 @@ fn may_list(code: &str) -> bool {
     })
 }
 
-/// `code` with its listings guarded, or `None` when it has none (or does not parse as JavaScript,
-/// which V8 then reports in its own words). `taken` are names bound around the program too.
-pub fn guard_listings(code: &str, taken: &[String]) -> Option<(String, Guards)> {
+/// The syntax of what V8 15 takes that the eraser lets through (decorators, which V8 then refuses in
+/// its own words; `using` declarations).
+fn syntax() -> Syntax {
+  Syntax::Es(EsSyntax {
+    decorators: true,
+    explicit_resource_management: true,
+    ..EsSyntax::default()
+  })
+}
+
+/// `code` with its listings guarded, or `None` when it has none. `taken` are names bound around the
+/// program too. A program that can list but cannot be read again, or whose for-in the rewrite
+/// cannot find the `in` of, is refused: left as it is, its listings would go unguarded.
+pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Guards)>, String> {
   if !may_list(code) {
-    return None;
+    return Ok(None);
   }
   let source_map: Lrc<SourceMap> = Default::default();
   let file = source_map.new_source_file(Lrc::new(FileName::Anon), format!("{PREFIX}{code}{SUFFIX}"));
   let mut recovered = Vec::new();
-  let script = parse_file_as_script(
-    &file,
-    Syntax::Es(EsSyntax::default()),
-    EsVersion::latest(),
-    None,
-    &mut recovered,
-  )
-  .ok()?;
-  if !recovered.is_empty() {
-    return None;
-  }
+  let script = parse_file_as_script(&file, syntax(), EsVersion::latest(), None, &mut recovered);
+  let unreadable = |error: &swc_ecma_parser::error::Error| {
+    format!(
+      "the program could not be read again to guard its for-in loops and object spreads: {}",
+      error.kind().msg()
+    )
+  };
+  let script = match (script, recovered.first()) {
+    (Ok(script), None) => script,
+    (Ok(_), Some(error)) => return Err(unreadable(error)),
+    (Err(error), _) => return Err(unreadable(&error)),
+  };
   let mut finder = Finder::default();
   script.visit_with(&mut finder);
   if finder.edits.is_empty() {
-    return None;
+    return Ok(None);
   }
   let mut used: HashSet<&str> = finder.identifiers.iter().map(String::as_str).collect();
   used.extend(taken.iter().map(String::as_str));
@@ -120,7 +133,7 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Option<(String, Guards)> 
     spread: unused_name(&format!("{NAME_PREFIX}spread"), &used),
   };
   let base = file.start_pos.0 as usize + PREFIX.len();
-  Some(apply(code, names, base, finder.edits))
+  apply(code, names, base, finder.edits).map(Some)
 }
 
 /// Whether code made from a string at run time (`eval`, `Function`) holds a for-in, an object
@@ -133,18 +146,12 @@ pub fn lists_keys(code: &str) -> bool {
   let source_map: Lrc<SourceMap> = Default::default();
   let file = source_map.new_source_file(Lrc::new(FileName::Anon), code.to_owned());
   let mut recovered = Vec::new();
-  let Ok(script) = parse_file_as_script(
-    &file,
-    Syntax::Es(EsSyntax::default()),
-    EsVersion::latest(),
-    None,
-    &mut recovered,
-  ) else {
+  let Ok(script) = parse_file_as_script(&file, syntax(), EsVersion::latest(), None, &mut recovered) else {
     return true;
   };
   let mut finder = Finder::default();
   script.visit_with(&mut finder);
-  !recovered.is_empty() || !finder.edits.is_empty()
+  !recovered.is_empty() || !finder.edits.is_empty() || finder.object_rest
 }
 
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
@@ -174,6 +181,9 @@ enum Edit {
 struct Finder {
   edits: Vec<Edit>,
   identifiers: Vec<String>,
+  /// Whether any object pattern has a rest, wherever it is (in parameters, loop heads and nested
+  /// patterns too, which no guard reaches).
+  object_rest: bool,
 }
 
 fn is_sequence(expr: &Expr) -> bool {
@@ -222,6 +232,11 @@ impl Visit for Finder {
     }
   }
 
+  fn visit_object_pat(&mut self, pattern: &ObjectPat) {
+    pattern.visit_children_with(self);
+    self.object_rest |= has_rest(pattern);
+  }
+
   fn visit_var_declarator(&mut self, declarator: &VarDeclarator) {
     declarator.visit_children_with(self);
     if let (Pat::Object(pattern), Some(init)) = (&declarator.name, &declarator.init)
@@ -247,25 +262,38 @@ impl Visit for Finder {
   }
 }
 
-/// After the left side of a for-in, the offset of its `in`: past spaces, comments and the closing
-/// parentheses of a parenthesised left side.
+/// After the left side of a for-in, the offset of its `in`: past JavaScript's white space and line
+/// breaks, its comments (HTML-like ones included: the program is a script) and the closing
+/// parentheses of a parenthesised left side. `None` for anything else.
 fn keyword_in(code: &str, from: usize) -> Option<usize> {
-  let bytes = code.as_bytes();
+  let line_end = |at: usize| {
+    code[at..]
+      .find(['\n', '\r', '\u{2028}', '\u{2029}'])
+      .map(|end| at + end)
+  };
   let mut at = from;
+  // `-->` opens a comment only first on its line (after white space or comments).
+  let mut line_start = false;
   loop {
-    match bytes.get(at..)? {
-      [b'i', b'n', ..] => return Some(at),
-      [b'/', b'/', ..] => at += code[at..].find(['\n', '\r', '\u{2028}', '\u{2029}'])?,
-      [b'/', b'*', ..] => at += code[at..].find("*/")? + 2,
-      [b')', ..] => at += 1,
-      [byte, ..] if byte.is_ascii_whitespace() => at += 1,
-      _ => {
-        let next = code[at..].chars().next()?;
-        if !next.is_whitespace() {
-          return None;
-        }
-        at += next.len_utf8();
+    let rest = &code[at..];
+    if rest.starts_with("in") {
+      return Some(at);
+    } else if rest.starts_with("//") || rest.starts_with("<!--") || (line_start && rest.starts_with("-->")) {
+      at = line_end(at)?;
+    } else if rest.starts_with("/*") {
+      let end = at + rest.find("*/")? + 2;
+      line_start |= code[at..end].contains(['\n', '\r', '\u{2028}', '\u{2029}']);
+      at = end;
+    } else {
+      let next = rest.chars().next()?;
+      match next {
+        ')' => line_start = false,
+        '\n' | '\r' | '\u{2028}' | '\u{2029}' => line_start = true,
+        // JavaScript's white space: Rust's, less U+0085 (not JavaScript's), and U+FEFF.
+        _ if (next.is_whitespace() && next != '\u{85}') || next == '\u{feff}' => {}
+        _ => return None,
       }
+      at += next.len_utf8();
     }
   }
 }
@@ -278,7 +306,7 @@ enum Piece {
   Of,
 }
 
-fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> (String, Guards) {
+fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result<(String, Guards), String> {
   let offset = |pos: BytePos| (pos.0 as usize).saturating_sub(base);
   // (offset, rank at that offset, piece): a guard's call closes before another's opens at the same
   // offset; of two opens the outer one, pushed later (the finder pushes children first), goes first.
@@ -297,10 +325,10 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> (Strin
         sequence,
         bare_async,
       } => {
-        // A shape the scan does not know keeps V8's own for-in rather than risk a wrong rewrite.
-        let Some(at) = keyword_in(code, offset(keyword)) else {
-          continue;
-        };
+        // Left as it is, the loop would list unguarded.
+        let at = keyword_in(code, offset(keyword)).ok_or(
+          "the program could not be read again to guard its for-in loops: a for-in's `in` was not found",
+        )?;
         pieces.push((at, 0, Piece::Of));
         if let Some(name) = bare_async {
           let rank = pieces.len() as isize;
@@ -345,13 +373,13 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> (Strin
     }
   }
   out.push_str(&code[copied..]);
-  (
+  Ok((
     out,
     Guards {
       names,
       shifts: ColumnShifts(shifts),
     },
-  )
+  ))
 }
 
 /// A place in the program's own text as V8 numbers it: 1-based line, 0-based UTF-16 column.
@@ -394,8 +422,8 @@ mod tests {
 
   fn guarded(code: &str) -> String {
     guard_listings(code, &[])
-      .map(|(code, _)| code)
-      .unwrap_or_else(|| code.to_owned())
+      .unwrap()
+      .map_or_else(|| code.to_owned(), |(code, _)| code)
   }
 
   #[test]
@@ -417,6 +445,21 @@ mod tests {
     // `for (async of` cannot start a for-of; `async` is a name like any other elsewhere.
     assert_eq!(guarded("for (async in o);"), "for ((async) of __dsh_forIn(o));");
     assert_eq!(guarded("for (async.x in o);"), "for (async.x of __dsh_forIn(o));");
+    // JavaScript's own white space and comments, HTML-like ones too, before `in`.
+    assert_eq!(
+      guarded("for (k\u{feff}in o);"),
+      "for (k\u{feff}of __dsh_forIn(o));"
+    );
+    assert_eq!(guarded("for (k\u{a0}in o);"), "for (k\u{a0}of __dsh_forIn(o));");
+    assert_eq!(
+      guarded("for (k <!-- c\n--> d\n in o);"),
+      "for (k <!-- c\n--> d\n of __dsh_forIn(o));"
+    );
+    // What swc reads and V8 takes, beside a for-in.
+    assert_eq!(
+      guarded("{ using d = null } for (k in o);"),
+      "{ using d = null } for (k of __dsh_forIn(o));"
+    );
   }
 
   #[test]
@@ -434,7 +477,10 @@ mod tests {
       "return { ...__dsh_spread((a, b)) }"
     );
     // Array spreads, call spreads and array rests iterate, in JavaScript: left alone.
-    assert_eq!(guard_listings("f(...a, [...b]); const [c, ...d] = e", &[]), None);
+    assert_eq!(
+      guard_listings("f(...a, [...b]); const [c, ...d] = e", &[]),
+      Ok(None)
+    );
   }
 
   #[test]
@@ -455,22 +501,32 @@ mod tests {
       "let __dsh_forIn = 1, __dsh_spread_ = 2; for (k in o) {}",
       &["__dsh_spread".to_owned()],
     )
+    .unwrap()
     .unwrap();
     assert_eq!(guards.names.for_in, "__dsh_forIn_");
     assert_eq!(guards.names.spread, "__dsh_spread__");
     assert!(code.ends_with("for (k of __dsh_forIn_(o)) {}"));
     // A name spelled with an escape is the same identifier.
-    let (_, guards) = guard_listings("let \\u005f_dsh_forIn; for (k in o) {}", &[]).unwrap();
+    let (_, guards) = guard_listings("let \\u005f_dsh_forIn; for (k in o) {}", &[])
+      .unwrap()
+      .unwrap();
     assert_eq!(guards.names.for_in, "__dsh_forIn_");
   }
 
   #[test]
-  fn programs_without_listings_or_that_do_not_parse_are_left_alone() {
-    assert_eq!(guard_listings("return 'in' + x.in", &[]), None);
-    assert_eq!(guard_listings("for (k in ) {}", &[]), None);
-    assert_eq!(guard_listings("return 1", &[]), None);
+  fn programs_without_listings_are_left_alone_and_those_that_cannot_be_read_refused() {
+    assert_eq!(guard_listings("return 'in' + x.in", &[]), Ok(None));
+    assert_eq!(guard_listings("return 1", &[]), Ok(None));
     // Top-level return and await parse, as in the program's function.
-    assert!(guard_listings("await f(); for (k in o) {} return", &[]).is_some());
+    assert!(
+      guard_listings("await f(); for (k in o) {} return", &[])
+        .unwrap()
+        .is_some()
+    );
+    assert_eq!(
+      guard_listings("for (k in ) {}", &[]),
+      Err("the program could not be read again to guard its for-in loops and object spreads: Expression expected".to_owned())
+    );
   }
 
   #[test]
@@ -479,6 +535,10 @@ mod tests {
     assert!(lists_keys("for (var k in o) ;"));
     assert!(lists_keys("(function anonymous(a\n) {\nreturn { ...a }\n})"));
     assert!(lists_keys("var { x, ...r } = o"));
+    // Rests no guard reaches count too.
+    assert!(lists_keys("(function anonymous({ ...r }\n) {\n})"));
+    assert!(lists_keys("for (const [{ ...r }] of l) ;"));
+    assert!(lists_keys("for (k\u{a0}in o) ;"));
     assert!(!lists_keys("x in o && f(...a, [...b])"));
     assert!(!lists_keys("var with_ = 1; 'in'"));
     // Sloppy code parses as such.
@@ -491,7 +551,7 @@ mod tests {
   #[test]
   fn columns_map_back_to_the_program_text() {
     let program = "x;\nfor (k in o) { throw new E({ ...p }) }\r\n  é({...q})";
-    let (code, guards) = guard_listings(program, &[]).unwrap();
+    let (code, guards) = guard_listings(program, &[]).unwrap().unwrap();
     let shifts: &ColumnShifts = &guards.shifts;
     let lines: Vec<&str> = code.split(['\n']).collect();
     // Where `throw` and `new` are in each text (1-based, as V8 reports).

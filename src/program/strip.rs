@@ -65,7 +65,7 @@ pub struct Stripped {
 /// Erases the types of `program`, then guards its listings (`taken`: names bound around it).
 fn prepare(program: &str, taken: &[String]) -> Result<(String, Option<Guards>), String> {
   let code = strip_types(program)?;
-  Ok(match guard_listings(&code, taken) {
+  Ok(match guard_listings(&code, taken)? {
     Some((guarded, guards)) => (guarded, Some(guards)),
     None => (code, None),
   })

@@ -3,7 +3,7 @@
 import { createRequire } from 'node:module'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { setup, sleep, tools } from './helpers.mjs'
+import { msUntilNoRunIsLeft, setup, tools } from './helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -31,16 +31,6 @@ const LOOPS = {
 let runtime, dispose
 before(async () => ({ runtime, dispose } = await setup({ computeMs: 500, isolatePool: 1 })))
 after(() => dispose())
-
-/** Milliseconds from now until no run's state is left, or `null` past `limit`. */
-async function msUntilNoRunIsLeft(limit) {
-  const start = performance.now()
-  while (native.liveRuns() > 0 || native.runawayThreads().running > 0) {
-    if (performance.now() - start > limit) return null
-    await sleep(5)
-  }
-  return performance.now() - start
-}
 
 for (const [name, program] of Object.entries(LOOPS)) {
   test(`a loop around ${name} ends by its budget and its thread leaves within 250 ms`, async () => {

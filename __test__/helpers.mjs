@@ -1,10 +1,13 @@
 // Shared set-up: a fresh cordis context with the plugin loaded, as a host would do it.
+import { createRequire } from 'node:module'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { Context } from '@deepseek-ai/cordis'
 import V8CodeRuntime from 'dsh-code-runtime-v8'
 
 export { V8CodeRuntime }
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
 
 /** Loads the plugin into a new context; `dispose()` unloads it. */
 export async function setup(config) {
@@ -50,4 +53,15 @@ export async function settledAt(read, target) {
     value = await read()
   }
   return value
+}
+
+/** Milliseconds from now until no run's state is left (no live run, no thread still inside one), or
+ * `null` past `limit`. */
+export async function msUntilNoRunIsLeft(limit) {
+  const start = performance.now()
+  while (native.liveRuns() > 0 || native.runawayThreads().running > 0) {
+    if (performance.now() - start > limit) return null
+    await sleep(5)
+  }
+  return performance.now() - start
 }

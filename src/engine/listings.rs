@@ -1,6 +1,7 @@
-//! What a for-in or an object spread would have V8 list in C++ (see src/js/listing_guards.js):
-//! asked of every for-in subject and spread source, and of each object on a for-in subject's
-//! prototype chain, so it is one fast call that needs no handle scope.
+//! What a for-in or an object spread would have V8 list in C++ (see src/js/listing_guards.js). A
+//! value's kind is asked of every for-in subject and spread source, and of each object on a for-in
+//! subject's prototype chain, so it is one fast call that needs no handle scope; what stands behind
+//! a proxy is asked only of proxies.
 
 use deno_core::{op2, v8};
 

@@ -15,8 +15,6 @@ import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 const {
   op_dsh_listing_kind: listingKind,
   op_dsh_proxied_long_length: proxiedLongLength,
-  op_is_proxy: isProxy,
-  op_is_string_object: isStringObject,
   op_get_non_index_property_names: nonIndexKeys,
 } = core.ops;
 const ArrayIsArray = Array.isArray;
@@ -43,9 +41,13 @@ const LONG = 1;
 const PROXY = 2;
 const STRING_OBJECT = 3;
 
-/** Whether `value` lists more than LONG_LISTING indices of its own; a proxy does not, here. */
-function ownListingIsLong(value, kind) {
-  return kind === LONG || (kind === STRING_OBJECT && ReflectApply(StringPrototypeValueOf, value, []).length > LONG_LISTING);
+/** How many indices `value` lists as its own when that is more than LONG_LISTING, else 0; `kind`
+ * is its listing kind (a proxy lists none here). */
+function ownLongLength(value, kind) {
+  let length = 0;
+  if (kind === STRING_OBJECT) length = ReflectApply(StringPrototypeValueOf, value, []).length;
+  else if (kind === LONG) length = typeof value === 'string' || ArrayIsArray(value) ? value.length : longTypedArrayLength(value);
+  return length > LONG_LISTING ? length : 0;
 }
 
 /** A proxy of a long value, or of a value with a long one on its chain: V8 would list its keys in
@@ -69,21 +71,12 @@ function chainListsLong(value) {
       refuseProxyOfLong(link);
       return false;
     }
-    if (ownListingIsLong(link, kind)) return true;
+    if (ownLongLength(link, kind) > 0) return true;
     link = ObjectGetPrototypeOf(link);
     // Object.prototype lists no indices, and its prototype is null for good: most chains end here
     // without another call.
     if (link === null || link === ObjectPrototype) return false;
   }
-}
-
-/** How many indices `object` (not a proxy) lists as its own: past LONG_LISTING for a long string
- * object, array or typed array; 0 for anything else. */
-function longLength(object) {
-  let length = longTypedArrayLength(object);
-  if (length === 0 && ArrayIsArray(object)) length = object.length;
-  else if (length === 0 && isStringObject(object)) length = ReflectApply(StringPrototypeValueOf, object, []).length;
-  return length > LONG_LISTING ? length : 0;
 }
 
 /** An empty list with no prototype: setters a program puts on Array.prototype's indices never see it. */
@@ -193,12 +186,13 @@ function segmentsOf(object) {
   const segments = list();
   let depth = 0;
   for (let link = object; link !== null; link = ObjectGetPrototypeOf(link), depth++) {
-    if (isProxy(link)) {
+    const kind = listingKind(link);
+    if (kind === PROXY) {
       refuseProxyOfLong(link);
       segments[segments.length] = { owner: link, depth, keys: keysOf(link), length: 0, array: false };
       break;
     }
-    const length = longLength(link);
+    const length = ownLongLength(link, kind);
     if (length > 0) {
       // String and typed array indices are always enumerable; an array's may not be.
       segments[segments.length] = { owner: link, depth, keys: undefined, length, array: ArrayIsArray(link) };
@@ -222,8 +216,8 @@ export function forInKeys(value) {
 export function spreadable(value) {
   const kind = listingKind(value);
   if (kind === PROXY) refuseProxyOfLong(value);
-  if (!ownListingIsLong(value, kind)) return value;
-  const length = typeof value === 'string' ? value.length : longLength(value);
+  const length = ownLongLength(value, kind);
+  if (length === 0) return value;
   throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
 }

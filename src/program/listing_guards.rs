@@ -71,10 +71,6 @@ impl ColumnShifts {
     }
     column - moved
   }
-
-  pub fn is_empty(&self) -> bool {
-    self.0.is_empty()
-  }
 }
 
 /// Whether the text can hold a listing to guard: a `...`, or the word `in`. A false positive costs

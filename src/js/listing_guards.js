@@ -44,9 +44,9 @@ const STRING_OBJECT = 3;
 /** How many indices `value` lists as its own when that is more than LONG_LISTING, else 0; `kind`
  * is its listing kind (a proxy lists none here). */
 function ownLongLength(value, kind) {
-  let length = 0;
-  if (kind === STRING_OBJECT) length = ReflectApply(StringPrototypeValueOf, value, []).length;
-  else if (kind === LONG) length = typeof value === 'string' || ArrayIsArray(value) ? value.length : longTypedArrayLength(value);
+  if (kind === LONG) return typeof value === 'string' || ArrayIsArray(value) ? value.length : longTypedArrayLength(value);
+  if (kind !== STRING_OBJECT) return 0;
+  const length = ReflectApply(StringPrototypeValueOf, value, []).length;
   return length > LONG_LISTING ? length : 0;
 }
 
@@ -71,7 +71,7 @@ function chainListsLong(value) {
       refuseProxyOfLong(link);
       return false;
     }
-    if (ownLongLength(link, kind) > 0) return true;
+    if (kind === LONG || (kind === STRING_OBJECT && ownLongLength(link, kind) > 0)) return true;
     link = ObjectGetPrototypeOf(link);
     // Object.prototype lists no indices, and its prototype is null for good: most chains end here
     // without another call.
@@ -216,6 +216,8 @@ export function forInKeys(value) {
 export function spreadable(value) {
   const kind = listingKind(value);
   if (kind === PROXY) refuseProxyOfLong(value);
+  // Asked first: every spread comes here, and most sources are short.
+  if (kind !== LONG && kind !== STRING_OBJECT) return value;
   const length = ownLongLength(value, kind);
   if (length === 0) return value;
   throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { runInNewContext } from 'node:vm'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { setup, sleep } from './helpers.mjs'
+import { msUntilNoRunIsLeft, setup } from './helpers.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -144,15 +144,13 @@ return [eval('1 + 1'), new Function('a', 'return a * 2')(4), (0, eval)('typeof g
     { logs: [], value: [2, 8, 'object', { x: 1 }, ['a', 'b'], 'in o', refused, refused, refused, refused] })
 })
 
-/** Milliseconds from now until no run's state is left, or `null` past `limit`. */
-async function msUntilNoRunIsLeft(limit) {
-  const start = performance.now()
-  while (native.liveRuns() > 0 || native.runawayThreads().running > 0) {
-    if (performance.now() - start > limit) return null
-    await sleep(5)
-  }
-  return performance.now() - start
-}
+test('code made from a string longer than any program may be is refused unread', async () => {
+  const program = "try { eval('1;'.repeat(2 ** 18) + ' ') } catch (e) { return [e.name, e.message, eval('1;'.repeat(2 ** 17))] }"
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), {
+    logs: [],
+    value: ['EvalError', 'code made from a string at run time (eval, Function) longer than 524288 characters is refused, as a program that long would be', 1],
+  })
+})
 
 // Before, each of these kept its thread 1 to more than 30 s past its run, at up to 2.9 GB.
 const LOOPS = {

@@ -5,17 +5,20 @@
 //! otherwise V8 throws an `EvalError` that says why.
 //!
 //! V8 asks an embedder about code from strings only in a context that refuses it, through a
-//! callback the `v8` crate does not bind; it is set through its C++ symbol, declared below.
+//! callback the `v8` crate does not bind; it is set through its C++ symbol, declared below by its
+//! Itanium name. MSVC's C++ ABI (the Windows targets) names it differently, and this build has no
+//! way to check that name, so the module is left out there and code from strings compiles unchecked
+//! (docs/hostile-programs.md).
 
 use std::ffi::c_void;
 
 use deno_core::{JsRuntime, v8};
 
 use crate::program::listing_guards::lists_keys;
-use crate::program::strip::on_a_safe_stack;
+use crate::program::strip::{MAX_PROGRAM_BYTES, on_a_safe_stack};
 
-/// The `EvalError`'s message.
-const REFUSED: &str = "code made from a string at run time (eval, Function) may not contain a for-in loop \
+/// The `EvalError`'s message for code that holds a listing.
+const LISTS: &str = "code made from a string at run time (eval, Function) may not contain a for-in loop \
   or an object spread or rest here: their keys would be listed in one step that cannot be stopped; write \
   them in the program itself";
 
@@ -30,7 +33,6 @@ struct CodeFromStrings {
 type CodeFromStringsCallback =
   unsafe extern "C" fn(v8::Local<v8::Context>, v8::Local<v8::Value>, bool) -> CodeFromStrings;
 
-#[cfg(not(target_env = "msvc"))]
 unsafe extern "C" {
   /// `void v8::Isolate::SetModifyCodeGenerationFromStringsCallback(ModifyCodeGenerationFromStringsCallback2)`
   #[link_name = "_ZN2v87Isolate42SetModifyCodeGenerationFromStringsCallbackEPFNS_37ModifyCodeGenerationFromStringsResultENS_5LocalINS_7ContextEEENS2_INS_5ValueEEEbE"]
@@ -41,16 +43,13 @@ unsafe extern "C" {
 }
 
 /// Has every string V8 is asked to compile at run time in `js`'s main context checked first.
-#[cfg(not(target_env = "msvc"))]
 pub fn check_code_from_strings(js: &mut JsRuntime) {
   let context = js.main_context();
   {
     v8::scope_with_context!(scope, js.v8_isolate(), context);
-    let context = scope.get_current_context();
-    let message = v8::String::new(scope, REFUSED).expect("a short message");
-    context.set_allow_generation_from_strings(false);
-    // SAFETY: both are live handles of this isolate, in the layout V8's API takes them.
-    unsafe { set_code_from_strings_message(&*context, &*message) };
+    scope
+      .get_current_context()
+      .set_allow_generation_from_strings(false);
   }
   // SAFETY: the pointer is the isolate's own, and the callback is a plain function.
   unsafe {
@@ -58,11 +57,6 @@ pub fn check_code_from_strings(js: &mut JsRuntime) {
     set_code_from_strings_callback(isolate, allow_code_without_listings);
   }
 }
-
-/// MSVC's C++ ABI (the Windows targets) names the two symbols differently, and this build has no
-/// way to check those names: code from strings is compiled unchecked there (docs/hostile-programs.md).
-#[cfg(target_env = "msvc")]
-pub fn check_code_from_strings(_js: &mut JsRuntime) {}
 
 /// V8's callback: compiles `source` as it is unless it holds a listing. A panic must not unwind
 /// into V8: it refuses the code instead.
@@ -88,6 +82,22 @@ fn check(context: v8::Local<v8::Context>, source: v8::Local<v8::Value>) -> CodeF
       modified_source: std::ptr::null(),
     };
   };
+  let refused = |scope: &mut v8::PinScope<'_, '_>, message: &str| {
+    if let Some(message) = v8::String::new(scope, message) {
+      // SAFETY: both are live handles of this isolate, in the layout V8's API takes them; V8 reads
+      // the message when the callback has refused the code.
+      unsafe { set_code_from_strings_message(&*context, &*message) };
+    }
+    CodeFromStrings {
+      codegen_allowed: false,
+      modified_source: std::ptr::null(),
+    }
+  };
+  // Every UTF-16 unit takes at least a byte: a text past the bound is refused unread (a copy of a
+  // string near V8's limit would take more than a gigabyte outside the heap cap).
+  if text.length() > MAX_PROGRAM_BYTES {
+    return refused(scope, &too_long());
+  }
   // Lossy only inside literals and comments, where a lone surrogate can be: the syntax read is the same.
   let code = text.to_rust_string_lossy(scope);
   let run = JsRuntime::op_state_from(scope)
@@ -107,10 +117,21 @@ fn check(context: v8::Local<v8::Context>, source: v8::Local<v8::Value>) -> CodeF
   if let (Some(run), Ok((_, helper_cpu))) = (&run, &checked) {
     run.helper_ended(*helper_cpu);
   }
-  // Too long or too deep to read safely counts as holding a listing.
-  let allowed = matches!(checked, Ok((false, _)));
-  CodeFromStrings {
-    codegen_allowed: allowed,
-    modified_source: if allowed { &*text } else { std::ptr::null() },
+  match checked {
+    Ok((false, _)) => CodeFromStrings {
+      codegen_allowed: true,
+      modified_source: &*text,
+    },
+    Ok((true, _)) => refused(scope, LISTS),
+    // Too long, or too deep to read safely: the program's own bounds, in their words.
+    Err(message) => refused(scope, &message),
   }
+}
+
+/// The `EvalError`'s message for code longer than any program may be.
+fn too_long() -> String {
+  format!(
+    "code made from a string at run time (eval, Function) longer than {MAX_PROGRAM_BYTES} characters is \
+     refused, as a program that long would be"
+  )
 }

@@ -346,9 +346,16 @@ fn start_program(
   );
   let source = match &guards {
     // Constants, so that not even a direct eval in the program can assign to them.
-    Some(GuardNames { for_in, spread }) => {
-      format!("(function () {{ const {for_in} = arguments[0], {spread} = arguments[1]; return {function} }})")
-    }
+    Some(GuardNames {
+      for_in,
+      spread,
+      each,
+      parameter,
+      ..
+    }) => format!(
+      "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
+       {parameter} = arguments[3]; return {function} }})"
+    ),
     None => format!("({function})"),
   };
   let compiled = (|| {

@@ -1,5 +1,7 @@
-// What a program's for-in loops and object spreads call (src/program/listing_guards.rs rewrites
-// `for (k in v)` to `for (k of forInKeys(v))`, and `{...v}` to `{...spreadable(v)}`).
+// What a program's for-in loops, object spreads and object rests call (src/program/listing_guards.rs
+// rewrites `for (k in v)` to `for (k of forInKeys(v))`, `{...v}` to `{...spreadable(v)}`, and routes
+// each object rest's source through `spreadable` too, by `spreadableEach` and `parameterKey` in
+// for-of heads and parameters).
 //
 // V8 lists a for-in subject's keys, and copies a spread's source, in C++: one string per element,
 // past the heap cap, with no way to stop it (`for (k in new Uint8Array(2 ** 25))` grew the host by
@@ -18,7 +20,9 @@ const {
   op_get_non_index_property_names: nonIndexKeys,
 } = core.ops;
 const ArrayIsArray = Array.isArray;
+const ArrayPrototype = Array.prototype;
 const ObjectCtor = Object;
+const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
 const ObjectSetPrototypeOf = Object.setPrototypeOf;
@@ -29,7 +33,9 @@ const ReflectApply = Reflect.apply;
 const RangeErrorCtor = RangeError;
 const StringCtor = String;
 const StringPrototypeValueOf = String.prototype.valueOf;
+const SymbolCtor = Symbol;
 const SymbolIterator = Symbol.iterator;
+const TypeErrorCtor = TypeError;
 // V8's property filter for own enumerable string keys, as the op takes it.
 const ENUMERABLE_STRINGS = 2 | 16;
 // Consecutive holes after which a long array's indices are listed by V8: a sparse array of length
@@ -222,4 +228,90 @@ export function spreadable(value) {
   if (length === 0) return value;
   throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
+}
+
+/** For `for (const { a, ...rest } of iterable)`: the values of `iterable`, each refused as
+ * `spreadable` refuses it. Iterated as V8 iterates a for-of's iterable (its method once, its
+ * `next` once, its `return` when the loop ends early). */
+export function spreadableEach(iterable) {
+  return new SpreadableValues(iterable);
+}
+
+function isObject(value) {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
+}
+
+function SpreadableValues(iterable) {
+  const method = iterable === null || iterable === undefined ? undefined : iterable[SymbolIterator];
+  if (typeof method !== 'function') throw new TypeErrorCtor('the value a for-of loop iterates is not iterable');
+  const iterator = ReflectApply(method, iterable, []);
+  if (!isObject(iterator)) throw new TypeErrorCtor(`Result of the Symbol.iterator method is not an object`);
+  this.iterator = iterator;
+  this.nextMethod = iterator.next;
+}
+SpreadableValues.prototype = {
+  __proto__: null,
+  [SymbolIterator]() {
+    return this;
+  },
+  next() {
+    const result = ReflectApply(this.nextMethod, this.iterator, []);
+    if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
+    if (result.done) return result;
+    return { value: spreadable(result.value), done: false };
+  },
+  return(value) {
+    const method = this.iterator.return;
+    if (method === undefined || method === null) return { value, done: true };
+    return ReflectApply(method, this.iterator, [value]);
+  },
+};
+
+// A function with an object rest among its parameters (`({ id, ...rest }) => rest`) takes its
+// parameters from that one on as the properties of an object pattern over a rest parameter,
+// `(...{ [parameterKey(1, 0)]: { id, ...rest } })`: the key's getter, on Array.prototype where
+// the lookup on a rest parameter's array ends, hands the pattern each argument, checked by
+// `spreadable` where a rest will copy it. No code of the program runs between the key and its
+// getter. The flags are src/program/listing_guards.rs's.
+const CHECKED = 1;
+const FROM_ARGUMENTS = 2;
+const REST = 4;
+const PENDING = 8;
+const PARAMETER = SymbolCtor('dsh parameter');
+let pendingFlags = 0;
+let pendingAt = 0;
+let pendingValue;
+
+/** The key whose getter reads the next parameter: argument `at` of the rest parameter's array
+ * (FROM_ARGUMENTS), the arguments from `at` on (REST), or `value`. */
+export function parameterKey(flags, at, value) {
+  pendingFlags = flags | PENDING;
+  pendingAt = at;
+  pendingValue = value;
+  return PARAMETER;
+}
+
+ObjectDefineProperty(ArrayPrototype, PARAMETER, {
+  __proto__: null,
+  get: function parameter() {
+    const flags = pendingFlags;
+    const value = pendingValue;
+    pendingFlags = 0;
+    pendingValue = undefined;
+    if (!(flags & PENDING) || !ArrayIsArray(this)) return undefined;
+    if (flags & REST) return argumentsFrom(this, pendingAt);
+    const read = !(flags & FROM_ARGUMENTS) ? value : hasOwn(this, pendingAt) ? this[pendingAt] : undefined;
+    return flags & CHECKED ? spreadable(read) : read;
+  },
+  enumerable: false,
+  configurable: false,
+});
+
+/** A new array of `args` from `from` on, made without the program's setters on Array.prototype. */
+function argumentsFrom(args, from) {
+  const rest = [];
+  for (let index = from; index < args.length; index++) {
+    ObjectDefineProperty(rest, index - from, { __proto__: null, value: args[index], writable: true, enumerable: true, configurable: true });
+  }
+  return rest;
 }

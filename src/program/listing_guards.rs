@@ -7,8 +7,12 @@
 //! host by 1.3 GB at a 64 MB cap). No function of the world is called there, so the program's text
 //! is changed: `for (k in v)` becomes `for (k of forIn(v))`, whose keys the world lists lazily in
 //! JavaScript for a long value and from V8's own for-in for any other, and `{...v}` becomes
-//! `{...spread(v)}`, which refuses a long value. The guards are bound around the program's function
-//! under names no identifier of the program uses, so the program can neither see nor replace them.
+//! `{...spread(v)}`, which refuses a long value. An object rest's source goes through the same
+//! refusal: a declaration's or an assignment's value, each value of a for-of whose head has one,
+//! and a parameter, read through the parameter guard. An object rest no rewrite reaches (inside
+//! another pattern, in a catch clause or a setter) makes the program refused. The guards are bound
+//! around the program's function under names no identifier of the program uses, so the program can
+//! neither see nor replace them.
 //!
 //! Insertions move the columns after them on their line; `ColumnShifts` moves a stack frame's
 //! column back to the program's own.
@@ -18,8 +22,9 @@ use std::collections::HashSet;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  AssignExpr, AssignTarget, AssignTargetPat, EsVersion, Expr, ForHead, ForInStmt, Ident, ObjectPat,
-  ObjectPatProp, Pat, PropOrSpread, VarDeclarator,
+  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, ClassMethod, Constructor, EsVersion, Expr, ForHead,
+  ForInStmt, ForOfStmt, Function, Ident, MethodKind, ObjectPat, ObjectPatProp, ParamOrTsParamProp, Pat,
+  PrivateMethod, PropOrSpread, SetterProp, VarDeclarator,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -37,6 +42,12 @@ const NAME_PREFIX: &str = "__dsh_";
 pub struct GuardNames {
   pub for_in: String,
   pub spread: String,
+  /// Guards each value a for-of with an object rest in its head destructures.
+  pub each: String,
+  /// Reads a parameter for a function with an object rest among its parameters.
+  pub parameter: String,
+  /// How the parameters that keep such a function's `length` begin (a number follows).
+  pub argument: String,
 }
 
 /// How a program's listings were guarded: the names its text calls, and where its columns moved.
@@ -119,6 +130,13 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
   };
   let mut finder = Finder::default();
   script.visit_with(&mut finder);
+  if finder
+    .rests
+    .iter()
+    .any(|rest| !finder.guarded_rests.contains(rest))
+  {
+    return Err(UNGUARDED_REST.to_owned());
+  }
   if finder.edits.is_empty() {
     return Ok(None);
   }
@@ -127,6 +145,9 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
   let names = GuardNames {
     for_in: unused_name(&format!("{NAME_PREFIX}forIn"), &used),
     spread: unused_name(&format!("{NAME_PREFIX}spread"), &used),
+    each: unused_name(&format!("{NAME_PREFIX}spreadEach"), &used),
+    parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
+    argument: unused_prefix(&format!("{NAME_PREFIX}argument"), &used),
   };
   let base = file.start_pos.0 as usize + PREFIX.len();
   apply(code, names, base, finder.edits).map(Some)
@@ -147,8 +168,13 @@ pub fn lists_keys(code: &str) -> bool {
   };
   let mut finder = Finder::default();
   script.visit_with(&mut finder);
-  !recovered.is_empty() || !finder.edits.is_empty() || finder.object_rest
+  !recovered.is_empty() || !finder.edits.is_empty() || !finder.rests.is_empty()
 }
+
+/// Why a program with an object rest the rewrite cannot reach is refused.
+const UNGUARDED_REST: &str = "an object rest pattern inside another pattern, in a catch clause, in a setter's parameter or in \
+  the head of a for-in or for-await loop is not supported here: V8 would copy its source in one step that cannot be \
+  stopped (destructure the value in a statement of its own)";
 
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
   let mut name = wanted.to_owned();
@@ -156,6 +182,15 @@ fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
     name.push('_');
   }
   name
+}
+
+/// A prefix that begins no name in `used`, so that it can be followed by anything.
+fn unused_prefix(wanted: &str, used: &HashSet<&str>) -> String {
+  let mut prefix = wanted.to_owned();
+  while used.iter().any(|name| name.starts_with(prefix.as_str())) {
+    prefix.push('_');
+  }
+  prefix
 }
 
 /// What to insert where, by byte offset in the parsed text.
@@ -171,15 +206,43 @@ enum Edit {
   },
   /// The value is passed to the spread guard.
   Copied { value: Span, sequence: bool },
+  /// A for-of's iterable, whose values its head's object rest copies, is passed to the guard of
+  /// each.
+  Each { iterable: Span },
+  /// A function with an object rest in a parameter: from that parameter on, the parameters become
+  /// the properties of an object pattern over a rest parameter, each read by the parameter guard,
+  /// which checks the value the object rest copies. Parameters that count in the function's
+  /// `length` are kept as plain names in front of it.
+  Parameters {
+    /// Each parameter's span from the first with an object rest, with how it is read.
+    read: Vec<(Span, Read)>,
+    /// The index of the first, and the function's `length`.
+    first: usize,
+    length: usize,
+    /// The end of the last parameter; the list's `)` follows.
+    end: BytePos,
+  },
+}
+
+/// How a rewritten parameter is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+  Plain,
+  /// An object pattern with a rest: the value is checked first.
+  Checked,
+  /// The rest parameter.
+  Rest,
 }
 
 #[derive(Default)]
 struct Finder {
   edits: Vec<Edit>,
   identifiers: Vec<String>,
-  /// Whether any object pattern has a rest, wherever it is (in parameters, loop heads and nested
-  /// patterns too, which no guard reaches).
-  object_rest: bool,
+  /// Where every object pattern with a rest starts, and those of them a guard reaches.
+  rests: Vec<BytePos>,
+  guarded_rests: HashSet<BytePos>,
+  /// The next function visited is a setter's, whose one parameter cannot become a rest parameter.
+  setter: bool,
 }
 
 fn is_sequence(expr: &Expr) -> bool {
@@ -191,6 +254,56 @@ fn has_rest(pattern: &ObjectPat) -> bool {
     .props
     .iter()
     .any(|prop| matches!(prop, ObjectPatProp::Rest(_)))
+}
+
+/// The object pattern with a rest that `pattern` is, alone or with a default.
+fn rest_pattern(pattern: &Pat) -> Option<(&ObjectPat, Option<&Expr>)> {
+  match pattern {
+    Pat::Object(object) if has_rest(object) => Some((object, None)),
+    Pat::Assign(assign) => match &*assign.left {
+      Pat::Object(object) if has_rest(object) => Some((object, Some(&assign.right))),
+      _ => None,
+    },
+    _ => None,
+  }
+}
+
+impl Finder {
+  /// Routes a parameter list with an object rest through the parameter guard.
+  fn guard_parameters<'a>(&mut self, params: impl Iterator<Item = &'a Pat>) {
+    let params: Vec<&Pat> = params.collect();
+    let Some(first) = params.iter().position(|param| rest_pattern(param).is_some()) else {
+      return;
+    };
+    let length = params
+      .iter()
+      .position(|param| matches!(param, Pat::Assign(_) | Pat::Rest(_)))
+      .unwrap_or(params.len());
+    let mut read = Vec::new();
+    for param in &params[first..] {
+      let how = if let Some((object, default)) = rest_pattern(param) {
+        self.guarded_rests.insert(object.span.lo);
+        if let Some(default) = default {
+          self.edits.push(Edit::Copied {
+            value: default.span(),
+            sequence: is_sequence(default),
+          });
+        }
+        Read::Checked
+      } else if matches!(param, Pat::Rest(_)) {
+        Read::Rest
+      } else {
+        Read::Plain
+      };
+      read.push((param.span(), how));
+    }
+    self.edits.push(Edit::Parameters {
+      read,
+      first,
+      length,
+      end: params[params.len() - 1].span().hi,
+    });
+  }
 }
 
 impl Visit for Finder {
@@ -230,7 +343,75 @@ impl Visit for Finder {
 
   fn visit_object_pat(&mut self, pattern: &ObjectPat) {
     pattern.visit_children_with(self);
-    self.object_rest |= has_rest(pattern);
+    if has_rest(pattern) {
+      self.rests.push(pattern.span.lo);
+    }
+  }
+
+  fn visit_for_of_stmt(&mut self, stmt: &ForOfStmt) {
+    stmt.visit_children_with(self);
+    let head = match &stmt.left {
+      ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
+      ForHead::Pat(pattern) => Some(&**pattern),
+      ForHead::UsingDecl(_) => None,
+    };
+    // An async iterator's values are awaited: left to the refusal of unguarded rests.
+    if let Some(Pat::Object(pattern)) = head
+      && has_rest(pattern)
+      && !stmt.is_await
+    {
+      self.guarded_rests.insert(pattern.span.lo);
+      self.edits.push(Edit::Each {
+        iterable: stmt.right.span(),
+      });
+    }
+  }
+
+  // A computed key comes first: the flag is for the method's own function.
+  fn visit_setter_prop(&mut self, setter: &SetterProp) {
+    setter.key.visit_with(self);
+    self.setter = true;
+    setter.function.visit_with(self);
+  }
+
+  fn visit_class_method(&mut self, method: &ClassMethod) {
+    method.key.visit_with(self);
+    self.setter = method.kind == MethodKind::Setter;
+    method.function.visit_with(self);
+  }
+
+  fn visit_private_method(&mut self, method: &PrivateMethod) {
+    self.setter = method.kind == MethodKind::Setter;
+    method.function.visit_with(self);
+  }
+
+  fn visit_function(&mut self, function: &Function) {
+    let setter = std::mem::take(&mut self.setter);
+    function.visit_children_with(self);
+    if !setter {
+      self.guard_parameters(function.params.iter().map(|param| &param.pat));
+    }
+  }
+
+  fn visit_arrow_expr(&mut self, arrow: &ArrowExpr) {
+    arrow.visit_children_with(self);
+    self.guard_parameters(arrow.params.iter());
+  }
+
+  fn visit_constructor(&mut self, constructor: &Constructor) {
+    constructor.visit_children_with(self);
+    let params: Vec<&Pat> = constructor
+      .params
+      .iter()
+      .filter_map(|param| match param {
+        ParamOrTsParamProp::Param(param) => Some(&param.pat),
+        ParamOrTsParamProp::TsParamProp(_) => None,
+      })
+      .collect();
+    // A parameter property (stripped types let none through) would shift the indices: refused.
+    if params.len() == constructor.params.len() {
+      self.guard_parameters(params.into_iter());
+    }
   }
 
   fn visit_var_declarator(&mut self, declarator: &VarDeclarator) {
@@ -238,6 +419,7 @@ impl Visit for Finder {
     if let (Pat::Object(pattern), Some(init)) = (&declarator.name, &declarator.init)
       && has_rest(pattern)
     {
+      self.guarded_rests.insert(pattern.span.lo);
       self.edits.push(Edit::Copied {
         value: init.span(),
         sequence: is_sequence(init),
@@ -250,6 +432,7 @@ impl Visit for Finder {
     if let AssignTarget::Pat(AssignTargetPat::Object(pattern)) = &assign.left
       && has_rest(pattern)
     {
+      self.guarded_rests.insert(pattern.span.lo);
       self.edits.push(Edit::Copied {
         value: assign.right.span(),
         sequence: is_sequence(&assign.right),
@@ -286,6 +469,36 @@ fn keyword_in(code: &str, from: usize) -> Option<usize> {
         ')' => line_start = false,
         '\n' | '\r' | '\u{2028}' | '\u{2029}' => line_start = true,
         // JavaScript's white space: Rust's, less U+0085 (not JavaScript's), and U+FEFF.
+        _ if (next.is_whitespace() && next != '\u{85}') || next == '\u{feff}' => {}
+        _ => return None,
+      }
+      at += next.len_utf8();
+    }
+  }
+}
+
+/// The parameter guard's flags (src/js/listing_guards.js): the value is checked; it is the rest
+/// parameter's element at the index given; the rest from that index on is wanted.
+const FROM_ARGUMENTS: u8 = 2;
+const REST: u8 = 4;
+
+/// After a parameter list's last parameter, the offset of its `)`: past white space, comments and
+/// a trailing comma.
+fn closing_paren(code: &str, from: usize) -> Option<usize> {
+  let mut at = from;
+  let mut comma = false;
+  loop {
+    let rest = &code[at..];
+    if rest.starts_with(')') {
+      return Some(at);
+    } else if rest.starts_with("//") {
+      at += rest.find(['\n', '\r', '\u{2028}', '\u{2029}'])?;
+    } else if rest.starts_with("/*") {
+      at += rest.find("*/")? + 2;
+    } else {
+      let next = rest.chars().next()?;
+      match next {
+        ',' if !comma => comma = true,
         _ if (next.is_whitespace() && next != '\u{85}') || next == '\u{feff}' => {}
         _ => return None,
       }
@@ -334,6 +547,40 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         call(&names.for_in, subject, sequence, &mut pieces);
       }
       Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
+      Edit::Each { iterable } => call(&names.each, iterable, false, &mut pieces),
+      Edit::Parameters {
+        read,
+        first,
+        length,
+        end,
+      } => {
+        // The rest parameter takes the arguments from the last kept name on.
+        let start = first.max(length);
+        let parameter = &names.parameter;
+        let mut kept = String::new();
+        for index in first..start {
+          kept.push_str(&format!("{}{index}, ", names.argument));
+        }
+        let rank = pieces.len() as isize;
+        for (at, (span, how)) in read.into_iter().enumerate() {
+          let index = first + at;
+          let check = u8::from(how == Read::Checked);
+          let key = match how {
+            Read::Rest => format!("[{parameter}({REST}, {})]: [", index - start),
+            _ if index < start => format!("[{parameter}({check}, 0, {}{index})]: ", names.argument),
+            _ => format!("[{parameter}({}, {})]: ", check | FROM_ARGUMENTS, index - start),
+          };
+          let text = if at == 0 { format!("{kept}...{{{key}") } else { key };
+          pieces.push((offset(span.lo), -rank, Piece::Open(text)));
+          if how == Read::Rest {
+            pieces.push((offset(span.hi), isize::MIN + rank, Piece::Close("]")));
+          }
+        }
+        let close = closing_paren(code, offset(end)).ok_or(
+          "the program could not be read again to guard its object rests: a parameter list's `)` was not found",
+        )?;
+        pieces.push((close, isize::MIN + pieces.len() as isize, Piece::Close("}")));
+      }
     }
   }
   pieces.sort_by_key(|&(at, rank, _)| (at, rank));
@@ -570,5 +817,73 @@ mod tests {
     assert_eq!(lines[2], "  é({...__dsh_spread(q)})");
     assert_eq!(shifts.original_column(3, 22), 9);
     assert_eq!(shifts.original_column(1, 1), 1);
+  }
+
+  #[test]
+  fn object_rests_in_parameters_are_read_through_the_parameter_guard() {
+    // `length` stays 1: the parameter it counts is kept as a name.
+    assert_eq!(
+      guarded("const f = ({ a, ...r }) => r"),
+      "const f = (__dsh_argument0, ...{[__dsh_parameter(1, 0, __dsh_argument0)]: { a, ...r }}) => r"
+    );
+    // A default passes through the spread guard; later parameters, defaults and the rest
+    // parameter are read from the rest parameter's array.
+    assert_eq!(
+      guarded("function g(x, { y, ...z } = d, q = 3, ...more) {}"),
+      "function g(x, ...{[__dsh_parameter(3, 0)]: { y, ...z } = __dsh_spread(d), \
+       [__dsh_parameter(2, 1)]: q = 3, [__dsh_parameter(4, 2)]: [...more]}) {}"
+    );
+    // A trailing comma and a comment stay inside; a setter's computed key is a function of its
+    // own, and the setter keeps its one parameter.
+    assert_eq!(
+      guarded("class A { constructor(p, { a, ...r }, ) {} set [function () {}.name](v) {} }"),
+      "class A { constructor(p, __dsh_argument1, ...{[__dsh_parameter(1, 0, __dsh_argument1)]: { a, ...r }, }) {} \
+       set [function () {}.name](v) {} }"
+    );
+    assert_eq!(
+      guarded("async ({ ...r }/* c */, b) => r"),
+      "async (__dsh_argument0, __dsh_argument1, ...{[__dsh_parameter(1, 0, __dsh_argument0)]: { ...r }/* c */, \
+       [__dsh_parameter(0, 0, __dsh_argument1)]: b}) => r"
+    );
+    // The kept names start with a prefix no name of the program starts with.
+    let (code, guards) = guard_listings("let __dsh_argument7; (({ ...r }) => r)", &[])
+      .unwrap()
+      .unwrap();
+    assert_eq!(guards.names.argument, "__dsh_argument_");
+    assert!(code.contains("(__dsh_argument_0, ...{"), "{code}");
+  }
+
+  #[test]
+  fn object_rests_in_for_of_heads_take_each_value_through_a_guard() {
+    assert_eq!(
+      guarded("for (const { a, ...r } of list) ;"),
+      "for (const { a, ...r } of __dsh_spreadEach(list)) ;"
+    );
+    assert_eq!(
+      guarded("for ({ ...r } of f()) ;"),
+      "for ({ ...r } of __dsh_spreadEach(f())) ;"
+    );
+  }
+
+  #[test]
+  fn object_rests_no_guard_reaches_are_refused() {
+    for code in [
+      "const { a: { ...r } } = v",
+      "const [{ ...r }] = v",
+      "({ a: { ...r } } = v)",
+      "(({ a: { ...r } }) => r)",
+      "try {} catch ({ ...e }) {}",
+      "({ set v({ ...r }) {} })",
+      "class C { set v({ ...r }) {} }",
+      "for await (const { ...r } of list) ;",
+      "for (const { ...r } in o) ;",
+      "for (const [{ ...r }] of list) ;",
+    ] {
+      assert_eq!(
+        guard_listings(code, &[]),
+        Err(super::UNGUARDED_REST.to_owned()),
+        "{code}"
+      );
+    }
   }
 }

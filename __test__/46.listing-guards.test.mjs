@@ -39,6 +39,21 @@ const p = new Proxy({ a: 1, b: 2 }, {
   has(t, k) { calls.push('has ' + String(k)); return Reflect.has(t, k) },
 })
 const keys = []; for (const k in p) keys.push(k); return [keys, calls]`,
+  'proxies on a chain, their traps interleaved with the loop as V8 calls them': `const calls = []
+const handler = {
+  ownKeys(t) { calls.push('ownKeys'); return Reflect.ownKeys(t) },
+  getOwnPropertyDescriptor(t, k) { calls.push('gopd ' + String(k)); return Reflect.getOwnPropertyDescriptor(t, k) },
+  getPrototypeOf(t) { calls.push('proto'); return Reflect.getPrototypeOf(t) },
+  has(t, k) { calls.push('has ' + String(k)); return Reflect.has(t, k) },
+}
+const target = { a: 1, b: 2, [Symbol('s')]: 3 }; Object.defineProperty(target, 'hidden', { value: 1, enumerable: false })
+const p = new Proxy(target, handler)
+const o = Object.create(p); o.own = 1; o.a = 2
+for (const k in p) calls.push('body ' + k)
+for (const k in o) { calls.push('body ' + k); delete target.b }
+const q = new Proxy(Object.create({ inherited: 1 }), handler)
+for (const k in q) calls.push('body ' + k)
+return calls`,
   'a long typed array with an own key and an enumerable key on its prototype chain': `const t = new Uint8Array(2 ** 17); t.own = 1
 Uint8Array.prototype.inherited = 1
 let n = 0, last = []; for (const k in t) { n++; if (n <= 2 || n > 2 ** 17 - 1) last.push(k) } return [n, last]`,
@@ -143,6 +158,15 @@ test('an object rest no guard reaches (nested, in a catch clause or a setter) is
   }
 })
 
+test('a for-in over a proxy whose getPrototypeOf trap answers with a long value is refused, as a proxy of one is', async () => {
+  const program = `const t = new Uint8Array(2 ** 17)
+const p = new Proxy({ a: 1 }, { getPrototypeOf: () => t })
+const m = (f) => { try { f() } catch (e) { return e.message } }
+return [m(() => { for (const k in p) ; }), m(() => { for (const k in Object.create(p)) ; })]`
+  const message = 'a for-in over a proxy whose prototype chain holds a value of 131072 elements is refused: past 65536, V8 lists them in one step that cannot be stopped'
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [message, message] })
+})
+
 test('an error after a guard on its line is reported at the program\'s own column', async () => {
   const program = 'const o = { a: 1 }; for (const k in o) { const c = { ...o }; null.x }'
   const result = await runtime.run({ program, bindings: [] })
@@ -190,6 +214,7 @@ const LOOPS = {
   // A no-break space before `in` is white space to JavaScript, not part of a word.
   'for-in over a long typed array, with a no-break space before in': 'const t = new Uint8Array(2 ** 25); for (;;) for (const k\u00a0in t) {}',
   'for-in over a long array': 'const a = new Array(2 ** 22).fill(1); for (;;) for (const k in a) {}',
+  'for-in over a proxy whose getPrototypeOf trap answers with a long typed array': 'const t = new Uint8Array(2 ** 24); const p = new Proxy({}, { getPrototypeOf: () => t }); for (;;) { try { for (const k in p) {} } catch {} }',
   'for-in over an object whose prototype is a long typed array': 'const o = Object.create(new Uint8Array(2 ** 25)); for (;;) for (const k in o) {}',
   'refused spreads of a long typed array': 'const t = new Uint8Array(2 ** 21); for (;;) { try { ({ ...t }) } catch {} }',
   'refused rests of a long typed array in a parameter': 'const t = new Uint8Array(2 ** 21); const f = ({ ...r }) => r; for (;;) { try { f(t) } catch {} }',

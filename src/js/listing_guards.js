@@ -30,6 +30,12 @@ const ObjectPrototype = Object.prototype;
 const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 const ReflectApply = Reflect.apply;
+const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
+const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
+const ReflectOwnKeys = Reflect.ownKeys;
+const SetCtor = Set;
+const SetPrototypeAdd = Set.prototype.add;
+const SetPrototypeHas = Set.prototype.has;
 const RangeErrorCtor = RangeError;
 const StringCtor = String;
 const StringPrototypeValueOf = String.prototype.valueOf;
@@ -66,22 +72,27 @@ function refuseProxyOfLong(proxy) {
   }
 }
 
-/** Whether a for-in over `value` would have V8 list a long value: its own, or one on its chain up
- * to a proxy (whose traps are the program's, and are not called here; a proxy of a long value is
- * refused). */
-function chainListsLong(value) {
-  if (value === null || value === undefined) return false;
+// What a for-in over a value would have V8 list, as `chainHolds` tells it.
+const NOTHING_LONG = 0;
+const SOMETHING_LONG = 1;
+const A_PROXY = 2;
+
+/** Whether a for-in over `value` would have V8 list a long value of its chain (SOMETHING_LONG), or
+ * reach a proxy first (A_PROXY), whose getPrototypeOf trap may answer with one. A proxy of a long
+ * value is refused. */
+function chainHolds(value) {
+  if (value === null || value === undefined) return NOTHING_LONG;
   for (let link = value; ;) {
     const kind = listingKind(link);
     if (kind === PROXY) {
       refuseProxyOfLong(link);
-      return false;
+      return A_PROXY;
     }
-    if (kind === LONG || (kind === STRING_OBJECT && ownLongLength(link, kind) > 0)) return true;
+    if (kind === LONG || (kind === STRING_OBJECT && ownLongLength(link, kind) > 0)) return SOMETHING_LONG;
     link = ObjectGetPrototypeOf(link);
     // Object.prototype lists no indices, and its prototype is null for good: most chains end here
     // without another call.
-    if (link === null || link === ObjectPrototype) return false;
+    if (link === null || link === ObjectPrototype) return NOTHING_LONG;
   }
 }
 
@@ -93,9 +104,10 @@ const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, obje
 /** The keys a for-in loop over `object` visits, in V8's order: each object's indices, then its
  * other keys, along the prototype chain. A key is visited once the object still has it (V8's filter
  * for keys deleted during the loop), and is not one an object before it on the chain has. */
-function ForInKeys(object, segments) {
+function ForInKeys(object, segments, proxied) {
   this.object = object;
   this.segments = segments;
+  this.proxied = proxied;
   this.segment = 0;
   this.index = 0;
   this.holes = 0;
@@ -128,7 +140,7 @@ ForInKeys.prototype = {
       this.holes = 0;
       const key = keys === undefined ? StringCtor(index) : keys[index];
       if (array && !ReflectApply(ObjectPrototypePropertyIsEnumerable, owner, [key])) continue;
-      if (!(key in this.object) || shadowed(segments, depth, key)) continue;
+      if (!(this.proxied ? forInHas(this.object, key) : key in this.object) || shadowed(segments, depth, key)) continue;
       return { value: key, done: false };
     }
     return { value: undefined, done: true };
@@ -160,11 +172,51 @@ function shadowed(segments, depth, key) {
   return false;
 }
 
-/** Keys V8's own for-in lists, as an array (for a proxy on a long value's chain). */
-function keysOf(object) {
+/** The keys V8's for-in lists for the chain from `start`, which holds a proxy, in V8's order and
+ * with the traps V8 calls (each proxy's `ownKeys`, then its `getPrototypeOf`), listed here so that a
+ * long value a trap answers with is refused rather than listed by V8 in one step. A key is listed
+ * once, at its first object; a key not enumerable there hides it further on. A proxy's keys are
+ * all listed: whether they are enumerable is asked as the loop reaches them (`forInHas`). */
+function chainKeys(start) {
   const keys = list();
-  for (const key in object) keys[keys.length] = key;
+  const seen = new SetCtor();
+  for (let link = start; link !== null; link = ReflectGetPrototypeOf(link)) {
+    const kind = listingKind(link);
+    if (kind === PROXY) {
+      refuseProxyOfLong(link);
+    } else {
+      const length = ownLongLength(link, kind);
+      if (length > 0) {
+        throw new RangeErrorCtor(`a for-in over a proxy whose prototype chain holds a value of ${length} elements is refused: ` +
+          `past ${LONG_LISTING}, V8 lists them in one step that cannot be stopped`);
+      }
+    }
+    const own = ReflectOwnKeys(link);
+    for (let i = 0; i < own.length; i++) {
+      const key = own[i];
+      if (typeof key !== 'string' || ReflectApply(SetPrototypeHas, seen, [key])) continue;
+      ReflectApply(SetPrototypeAdd, seen, [key]);
+      if (kind === PROXY || ReflectApply(ObjectPrototypePropertyIsEnumerable, link, [key])) keys[keys.length] = key;
+    }
+  }
   return keys;
+}
+
+/** V8's check, as a for-in over a chain with a proxy reaches `key`, that `object` still has it:
+ * found on an object, or found enumerable by a proxy's `getOwnPropertyDescriptor` (a proxy that
+ * lacks it is asked for its prototype). */
+function forInHas(object, key) {
+  for (let link = object; link !== null;) {
+    if (listingKind(link) === PROXY) {
+      const descriptor = ReflectGetOwnPropertyDescriptor(link, key);
+      if (descriptor !== undefined) return !!descriptor.enumerable;
+      link = ReflectGetPrototypeOf(link);
+    } else {
+      if (hasOwn(link, key)) return true;
+      link = ObjectGetPrototypeOf(link);
+    }
+  }
+  return false;
 }
 
 /** V8's own for-in, live, for a value with nothing long on its chain: keys deleted while the
@@ -187,15 +239,14 @@ liveKeys.prototype[SymbolIterator] = function iterator() {
 };
 
 /** The segments of a chain that holds a long value. A proxy ends the walk: its keys, and those of
- * the chain behind it, come from V8. */
+ * the chain behind it, are `chainKeys`'s. */
 function segmentsOf(object) {
   const segments = list();
   let depth = 0;
   for (let link = object; link !== null; link = ObjectGetPrototypeOf(link), depth++) {
     const kind = listingKind(link);
     if (kind === PROXY) {
-      refuseProxyOfLong(link);
-      segments[segments.length] = { owner: link, depth, keys: keysOf(link), length: 0, array: false };
+      segments[segments.length] = { owner: link, depth, keys: chainKeys(link), length: 0, array: false, proxied: true };
       break;
     }
     const length = ownLongLength(link, kind);
@@ -212,9 +263,12 @@ function segmentsOf(object) {
 
 /** `for (key in value)`'s keys, as an iterable. */
 export function forInKeys(value) {
-  if (!chainListsLong(value)) return liveKeys(value);
+  const holds = chainHolds(value);
+  if (holds === NOTHING_LONG) return liveKeys(value);
   const object = ObjectCtor(value);
-  return new ForInKeys(object, segmentsOf(object));
+  if (holds === A_PROXY) return new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false }], true);
+  const segments = segmentsOf(object);
+  return new ForInKeys(object, segments, segments[segments.length - 1].proxied === true);
 }
 
 /** `value`, unless it is a long string, array or typed array (which a spread or rest would copy in

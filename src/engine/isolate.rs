@@ -351,10 +351,11 @@ fn start_program(
       spread,
       each,
       parameter,
+      poll,
       ..
     }) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
-       {parameter} = arguments[3]; return {function} }})"
+       {parameter} = arguments[3], {poll} = arguments[4]; return {function} }})"
     ),
     None => format!("({function})"),
   };

@@ -369,3 +369,10 @@ function argumentsFrom(args, from) {
   }
   return rest;
 }
+
+/** Called first in every loop body of a program: a loop whose body only throws from V8's runtime,
+ * or calls a built-in that never enters JavaScript, polls for termination only when its tiering
+ * budget runs out (never, in a function past 60 KB of bytecode). Entering a function polls. In
+ * parentheses, so that V8 compiles it into the snapshot, not at each run's first loop. */
+// Its name is the one V8's flags keep it from optimizing (src/engine/platform.rs).
+export const poll = (function __dsh_loop_poll() {});

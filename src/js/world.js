@@ -7,7 +7,7 @@ import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 import * as durable from 'ext:dsh/durable.js';
 import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
-import { forInKeys, parameterKey, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
+import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
 const {
   op_dsh_log,
   op_dsh_args_json,
@@ -254,7 +254,7 @@ function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
 // every run: every run calls it, and the snapshot compiles lazily.
 export const start = (function start(program, namespacesJson, guarded) {
   // A program whose listings are guarded comes as a function that binds the guards around it.
-  if (guarded) program = program(forInKeys, spreadable, spreadableEach, parameterKey);
+  if (guarded) program = program(forInKeys, spreadable, spreadableEach, parameterKey, poll);
   setTimeOrigin();
   adoptTypedArrayKind(globalThis.Float16Array);
   let namespaces = JSONParse(namespacesJson);

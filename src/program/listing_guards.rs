@@ -14,6 +14,11 @@
 //! around the program's function under names no identifier of the program uses, so the program can
 //! neither see nor replace them.
 //!
+//! Every loop's body also calls a poll first. A loop whose body only throws from V8's runtime (which
+//! names the call site by parsing the function again) or calls a built-in that never enters
+//! JavaScript polls for termination only when its tiering budget runs out, and never in a function
+//! past 60 KB of bytecode; entering the poll's function polls.
+//!
 //! Insertions move the columns after them on their line; `ColumnShifts` moves a stack frame's
 //! column back to the program's own.
 
@@ -22,9 +27,9 @@ use std::collections::HashSet;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, ClassMethod, Constructor, EsVersion, Expr, ForHead,
-  ForInStmt, ForOfStmt, Function, Ident, MethodKind, ObjectPat, ObjectPatProp, ParamOrTsParamProp, Pat,
-  PrivateMethod, PropOrSpread, SetterProp, VarDeclarator,
+  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, ClassMethod, Constructor, DoWhileStmt, EsVersion,
+  Expr, ForHead, ForInStmt, ForOfStmt, ForStmt, Function, Ident, MethodKind, ObjectPat, ObjectPatProp,
+  ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -48,6 +53,8 @@ pub struct GuardNames {
   pub parameter: String,
   /// How the parameters that keep such a function's `length` begin (a number follows).
   pub argument: String,
+  /// Called first in every loop's body.
+  pub poll: String,
 }
 
 /// How a program's listings were guarded: the names its text calls, and where its columns moved.
@@ -84,16 +91,26 @@ impl ColumnShifts {
   }
 }
 
-/// Whether the text can hold a listing to guard: a `...`, or the word `in`. A false positive costs
-/// only a parse, so only ASCII letters, digits, `_` and `$` bound the word (a non-ASCII neighbour
-/// may be a space, as U+00A0 and U+FEFF are in JavaScript).
-fn may_list(code: &str) -> bool {
+/// Whether `word` is in the text as a word. A false positive costs only a parse, so only ASCII
+/// letters, digits, `_` and `$` bound it (a non-ASCII neighbour may be a space, as U+00A0 and U+FEFF
+/// are in JavaScript).
+fn has_word(code: &str, word: &str) -> bool {
   let identifier = |byte: u8| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'$';
   let bytes = code.as_bytes();
-  code.contains("...")
-    || code.match_indices("in").any(|(at, _)| {
-      (at == 0 || !identifier(bytes[at - 1])) && bytes.get(at + 2).is_none_or(|&next| !identifier(next))
-    })
+  code.match_indices(word).any(|(at, _)| {
+    (at == 0 || !identifier(bytes[at - 1]))
+      && bytes.get(at + word.len()).is_none_or(|&next| !identifier(next))
+  })
+}
+
+/// Whether the text can hold a listing to guard: a `...`, or the word `in`.
+fn may_list(code: &str) -> bool {
+  code.contains("...") || has_word(code, "in")
+}
+
+/// Whether the text can hold a loop.
+fn may_loop(code: &str) -> bool {
+  ["for", "while", "do"].iter().any(|word| has_word(code, word))
 }
 
 /// The syntax of what V8 15 takes that the eraser lets through (decorators, which V8 then refuses in
@@ -110,7 +127,7 @@ fn syntax() -> Syntax {
 /// program too. A program that can list but cannot be read again, or whose for-in the rewrite
 /// cannot find the `in` of, is refused: left as it is, its listings would go unguarded.
 pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Guards)>, String> {
-  if !may_list(code) {
+  if !may_list(code) && !may_loop(code) {
     return Ok(None);
   }
   let source_map: Lrc<SourceMap> = Default::default();
@@ -137,7 +154,7 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
   {
     return Err(UNGUARDED_REST.to_owned());
   }
-  if finder.edits.is_empty() {
+  if finder.edits.is_empty() && finder.loop_bodies.is_empty() {
     return Ok(None);
   }
   let mut used: HashSet<&str> = finder.identifiers.iter().map(String::as_str).collect();
@@ -148,9 +165,12 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
     each: unused_name(&format!("{NAME_PREFIX}spreadEach"), &used),
     parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
     argument: unused_prefix(&format!("{NAME_PREFIX}argument"), &used),
+    poll: unused_name(&format!("{NAME_PREFIX}poll"), &used),
   };
+  let mut edits = finder.edits;
+  edits.extend(finder.loop_bodies.into_iter().map(|body| Edit::Poll { body }));
   let base = file.start_pos.0 as usize + PREFIX.len();
-  apply(code, names, base, finder.edits).map(Some)
+  apply(code, names, base, edits).map(Some)
 }
 
 /// Whether code made from a string at run time (`eval`, `Function`) holds a for-in, an object
@@ -222,6 +242,8 @@ enum Edit {
     /// The end of the last parameter; the list's `)` follows.
     end: BytePos,
   },
+  /// A loop's body becomes a block that calls the poll first.
+  Poll { body: Span },
 }
 
 /// How a rewritten parameter is read.
@@ -243,6 +265,8 @@ struct Finder {
   guarded_rests: HashSet<BytePos>,
   /// The next function visited is a setter's, whose one parameter cannot become a rest parameter.
   setter: bool,
+  /// Every loop's body, in the order visited (inner loops first).
+  loop_bodies: Vec<Span>,
 }
 
 fn is_sequence(expr: &Expr) -> bool {
@@ -314,8 +338,24 @@ impl Visit for Finder {
     }
   }
 
+  fn visit_for_stmt(&mut self, stmt: &ForStmt) {
+    stmt.visit_children_with(self);
+    self.loop_bodies.push(stmt.body.span());
+  }
+
+  fn visit_while_stmt(&mut self, stmt: &WhileStmt) {
+    stmt.visit_children_with(self);
+    self.loop_bodies.push(stmt.body.span());
+  }
+
+  fn visit_do_while_stmt(&mut self, stmt: &DoWhileStmt) {
+    stmt.visit_children_with(self);
+    self.loop_bodies.push(stmt.body.span());
+  }
+
   fn visit_for_in_stmt(&mut self, stmt: &ForInStmt) {
     stmt.visit_children_with(self);
+    self.loop_bodies.push(stmt.body.span());
     let bare_async = match &stmt.left {
       ForHead::Pat(pattern) => match &**pattern {
         Pat::Ident(name) if &*name.id.sym == "async" => Some(name.span),
@@ -350,6 +390,7 @@ impl Visit for Finder {
 
   fn visit_for_of_stmt(&mut self, stmt: &ForOfStmt) {
     stmt.visit_children_with(self);
+    self.loop_bodies.push(stmt.body.span());
     let head = match &stmt.left {
       ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
       ForHead::Pat(pattern) => Some(&**pattern),
@@ -548,6 +589,15 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
       }
       Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
       Edit::Each { iterable } => call(&names.each, iterable, false, &mut pieces),
+      Edit::Poll { body } => {
+        let rank = pieces.len() as isize;
+        pieces.push((
+          offset(body.lo),
+          -rank,
+          Piece::Open(format!("{{{}();", names.poll)),
+        ));
+        pieces.push((offset(body.hi), isize::MIN + rank, Piece::Close("}")));
+      }
       Edit::Parameters {
         read,
         first,
@@ -673,35 +723,50 @@ mod tests {
   fn for_in_becomes_for_of_over_the_guard() {
     assert_eq!(
       guarded("for (const k in o) f(k)"),
-      "for (const k of __dsh_forIn(o)) f(k)"
+      "for (const k of __dsh_forIn(o)) {__dsh_poll();f(k)}"
     );
-    assert_eq!(guarded("for(k in(a.b))g()"), "for(k of __dsh_forIn((a.b)))g()");
+    assert_eq!(
+      guarded("for(k in(a.b))g()"),
+      "for(k of __dsh_forIn((a.b))){__dsh_poll();g()}"
+    );
     assert_eq!(
       guarded("for(k in{...a});"),
-      "for(k of __dsh_forIn({...__dsh_spread(a)}));"
+      "for(k of __dsh_forIn({...__dsh_spread(a)})){__dsh_poll();;}"
     );
     assert_eq!(
       guarded("for (k /* in */ in // in\n a, b) {}"),
-      "for (k /* in */ of // in\n __dsh_forIn((a, b))) {}"
+      "for (k /* in */ of // in\n __dsh_forIn((a, b))) {__dsh_poll();{}}"
     );
-    assert_eq!(guarded("for ((k) in o);"), "for ((k) of __dsh_forIn(o));");
+    assert_eq!(
+      guarded("for ((k) in o);"),
+      "for ((k) of __dsh_forIn(o)){__dsh_poll();;}"
+    );
     // `for (async of` cannot start a for-of; `async` is a name like any other elsewhere.
-    assert_eq!(guarded("for (async in o);"), "for ((async) of __dsh_forIn(o));");
-    assert_eq!(guarded("for (async.x in o);"), "for (async.x of __dsh_forIn(o));");
+    assert_eq!(
+      guarded("for (async in o);"),
+      "for ((async) of __dsh_forIn(o)){__dsh_poll();;}"
+    );
+    assert_eq!(
+      guarded("for (async.x in o);"),
+      "for (async.x of __dsh_forIn(o)){__dsh_poll();;}"
+    );
     // JavaScript's own white space and comments, HTML-like ones too, before `in`.
     assert_eq!(
       guarded("for (k\u{feff}in o);"),
-      "for (k\u{feff}of __dsh_forIn(o));"
+      "for (k\u{feff}of __dsh_forIn(o)){__dsh_poll();;}"
     );
-    assert_eq!(guarded("for (k\u{a0}in o);"), "for (k\u{a0}of __dsh_forIn(o));");
+    assert_eq!(
+      guarded("for (k\u{a0}in o);"),
+      "for (k\u{a0}of __dsh_forIn(o)){__dsh_poll();;}"
+    );
     assert_eq!(
       guarded("for (k <!-- c\n--> d\n in o);"),
-      "for (k <!-- c\n--> d\n of __dsh_forIn(o));"
+      "for (k <!-- c\n--> d\n of __dsh_forIn(o)){__dsh_poll();;}"
     );
     // What swc reads and V8 takes, beside a for-in.
     assert_eq!(
       guarded("{ using d = null } for (k in o);"),
-      "{ using d = null } for (k of __dsh_forIn(o));"
+      "{ using d = null } for (k of __dsh_forIn(o)){__dsh_poll();;}"
     );
   }
 
@@ -730,7 +795,7 @@ mod tests {
   fn nested_guards_close_inside_out() {
     assert_eq!(
       guarded("for (k in { ...o }) for (j in k) ;"),
-      "for (k of __dsh_forIn({ ...__dsh_spread(o) })) for (j of __dsh_forIn(k)) ;"
+      "for (k of __dsh_forIn({ ...__dsh_spread(o) })) {__dsh_poll();for (j of __dsh_forIn(k)) {__dsh_poll();;}}"
     );
     assert_eq!(
       guarded("({ ...r } = { ...s } = v)"),
@@ -748,7 +813,10 @@ mod tests {
     .unwrap();
     assert_eq!(guards.names.for_in, "__dsh_forIn_");
     assert_eq!(guards.names.spread, "__dsh_spread__");
-    assert!(code.ends_with("for (k of __dsh_forIn_(o)) {}"));
+    assert!(
+      code.ends_with("for (k of __dsh_forIn_(o)) {__dsh_poll();{}}"),
+      "{code}"
+    );
     // A name spelled with an escape is the same identifier.
     let (_, guards) = guard_listings("let \\u005f_dsh_forIn; for (k in o) {}", &[])
       .unwrap()
@@ -854,14 +922,34 @@ mod tests {
   }
 
   #[test]
+  fn every_loop_body_calls_the_poll_first() {
+    assert_eq!(
+      guarded("for (;;) x++\nwhile (a) b(); do c(); while (d)\nl: for (const e of f) { continue l }"),
+      "for (;;) {__dsh_poll();x++}\nwhile (a) {__dsh_poll();b();} do {__dsh_poll();c();} while (d)\n\
+       l: for (const e of f) {__dsh_poll();{ continue l }}"
+    );
+    // Inner loops too, and a body right after a keyword stays apart from it.
+    assert_eq!(
+      guarded("for (k in o) do{}while(0)"),
+      "for (k of __dsh_forIn(o)) {__dsh_poll();do {__dsh_poll();{}}while(0)}"
+    );
+    let (code, guards) = guard_listings("let __dsh_poll; while (1);", &[])
+      .unwrap()
+      .unwrap();
+    assert_eq!(guards.names.poll, "__dsh_poll_");
+    assert_eq!(code, "let __dsh_poll; while (1){__dsh_poll_();;}");
+    assert_eq!(guard_listings("return 'for' + o.while + do_", &[]), Ok(None));
+  }
+
+  #[test]
   fn object_rests_in_for_of_heads_take_each_value_through_a_guard() {
     assert_eq!(
       guarded("for (const { a, ...r } of list) ;"),
-      "for (const { a, ...r } of __dsh_spreadEach(list)) ;"
+      "for (const { a, ...r } of __dsh_spreadEach(list)) {__dsh_poll();;}"
     );
     assert_eq!(
       guarded("for ({ ...r } of f()) ;"),
-      "for ({ ...r } of __dsh_spreadEach(f())) ;"
+      "for ({ ...r } of __dsh_spreadEach(f())) {__dsh_poll();;}"
     );
   }
 

@@ -300,3 +300,24 @@ return [e.length, decodeURIComponent(e) === t, decodeURI(e) === t.replace(/%/g, 
   assert.deepStrictEqual(result, { logs: [], value: [encoded.length, true, decodeURI(encoded) === text.replace(/%/g, '%25').replace(/%25/g, '%'),
     escape(text).length, true, cut, 'URIError: URI malformed'] })
 })
+
+// V8 makes an array of up to 2^25 elements whole in one request, past the heap cap; the results of
+// the interruptible methods past 2^16 elements start empty and grow as they are filled instead.
+test('a slice, map or splice result past 2^16 elements gives V8\'s result and is not asked for whole at once', async () => {
+  const program = `const like = { length: 70000, 5: 'a', 69999: 'z' }
+const m = Array.prototype.map.call(like, (x) => x + '!')
+const s = Array.prototype.slice.call(new Uint8Array(70000).fill(3), 1)
+const removed = Array.prototype.splice.call({ length: 70001, 0: 1, 70000: 2 }, 0, 70000)
+return [m.length, 5 in m, 6 in m, m[69999], s.length, s[69998], removed.length, removed[0], 1 in removed]`
+  const expected = [70000, true, false, 'z!', 69999, 3, 70000, 1, false]
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: expected })
+  // Before, each slice asked V8 for 128 MB at once at a 64 MB cap, and a disposal 166 ms in left the
+  // thread filling it past 250 ms (fuzzer, seed 23).
+  const { runtime: capped, dispose: disposeCapped } = await setup({ computeMs: 1_000, maxOldGenerationSizeMb: 64, isolatePool: 1 })
+  const result = await capped.run({ program: 'const v = new Uint8Array(2 ** 24); for (let i = 0; i < 8; i++) { try { Array.prototype.slice.call(v) } catch {} }', bindings: [] })
+  await disposeCapped()
+  // Filled element by element, the result reaches the budget or the cap first, whichever this
+  // machine's speed makes it.
+  assert.ok(['timeout', 'worker-exit'].includes(result.error?.kind), JSON.stringify(result))
+  assert.notEqual(await msUntilNoRunIsLeft(250), null, JSON.stringify(native.runawayThreads()))
+})

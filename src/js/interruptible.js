@@ -28,6 +28,9 @@ const ObjectDefinePropertyForGuards = Object.defineProperty;
 const ReflectApplyForGuards = Reflect.apply;
 const ReflectDeleteProperty = Reflect.deleteProperty;
 const ReflectHas = Reflect.has;
+const WeakSetCtor = WeakSet;
+const WeakSetPrototypeAdd = WeakSet.prototype.add;
+const WeakSetPrototypeDelete = WeakSet.prototype.delete;
 const StringCtorForGuards = String;
 const SymbolSpecies = Symbol.species;
 const TypeErrorCtorForGuards = TypeError;
@@ -60,18 +63,37 @@ function defineElement(target, key, value) {
   ObjectDefinePropertyForGuards(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
 }
 
+// V8 makes an array of up to 2^25 elements at its full length in one request, past the heap cap
+// (`new Array(2 ** 24)` is 128 MB whatever the cap), which the near-limit hook must let through.
+// An array of this realm longer than this starts empty instead, and grows as it is filled, so the
+// cap ends a run whose result would not fit before the whole of it is asked for; its length is set
+// once it is filled (`sizeCreated`).
+const PRESIZED_LIMIT = 2 ** 16;
+const unsized = new WeakSetCtor();
+
+/** A new array of this realm of `length`, empty if that is past PRESIZED_LIMIT. */
+function arrayCreate(length) {
+  if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+  if (length <= PRESIZED_LIMIT) return new ArrayCtor(length);
+  const array = [];
+  ReflectApplyForGuards(WeakSetPrototypeAdd, unsized, [array]);
+  return array;
+}
+
+/** Gives an array `speciesCreate` made empty the length it was made for. */
+function sizeCreated(array, length) {
+  if (ReflectApplyForGuards(WeakSetPrototypeDelete, unsized, [array])) setLength(array, length);
+}
+
 /** ArraySpeciesCreate, for this realm. */
 function speciesCreate(original, length) {
-  if (!ArrayIsArray(original)) return new ArrayCtor(length);
+  if (!ArrayIsArray(original)) return arrayCreate(length);
   let C = original.constructor;
   if (C !== null && (typeof C === 'object' || typeof C === 'function')) {
     C = C[SymbolSpecies];
     if (C === null) C = undefined;
   }
-  if (C === undefined || C === ArrayCtor) {
-    if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
-    return new ArrayCtor(length);
-  }
+  if (C === undefined || C === ArrayCtor) return arrayCreate(length);
   if (typeof C !== 'function') throw new TypeErrorCtorForGuards('object.constructor[Symbol.species] is not a constructor');
   return new C(length);
 }
@@ -230,6 +252,7 @@ const generic = {
     for (let k = 0; k < length; k++) {
       if (ReflectHas(o, k)) defineElement(result, k, ReflectApplyForGuards(callback, thisArg, [o[k], k, o]));
     }
+    sizeCreated(result, length);
     return result;
   },
   filter(o, args) {

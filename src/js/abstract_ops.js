@@ -1,13 +1,20 @@
 // The specification's conversions, for the built-ins written here in JavaScript
-// (interruptible.js, long_strings.js). Evaluated into the snapshot before any program runs, so
+// (interruptible.js, long_strings.js, polling.js, listing_guards.js). Evaluated into the snapshot before any program runs, so
 // what they call are the intrinsics.
 
 const MathMin = Math.min;
+const ObjectDefineProperty = Object.defineProperty;
 const MathTrunc = Math.trunc;
 const StringCtor = String;
 const TypeErrorCtor = TypeError;
 
 export const MAX_SAFE_LENGTH = 2 ** 53 - 1;
+
+/** CreateDataProperty: an own, writable, enumerable, configurable `key` on `target`, defined
+ * without the setters a program may have put on its prototypes. */
+export function createDataProperty(target, key, value) {
+  ObjectDefineProperty(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+}
 
 /** Lengths past which the built-ins written here take over from V8's own: up to 2^20 elements or
  * characters, V8's code is fast and ends in moments. */

@@ -10,7 +10,7 @@
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
 import { core } from 'ext:core/mod.js';
-import { LONG_LENGTH, MAX_SAFE_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
@@ -57,10 +57,6 @@ function describeNonCallable(value) {
 
 function toDisplay(value) {
   return typeof value === 'symbol' ? 'Symbol()' : StringCtorForGuards(value);
-}
-
-function defineElement(target, key, value) {
-  ObjectDefinePropertyForGuards(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
 }
 
 // V8 makes an array of up to 2^25 elements at its full length in one request, past the heap cap
@@ -130,7 +126,7 @@ function flattenInto(target, source, sourceLength, start, depth, mapper, thisArg
       targetIndex = flattenInto(target, element, toLength(element.length), targetIndex, depth - 1);
     } else {
       if (targetIndex >= MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Array too long');
-      defineElement(target, targetIndex++, element);
+      createDataProperty(target, targetIndex++, element);
     }
   }
   return targetIndex;
@@ -183,14 +179,14 @@ const generic = {
     let count = 0;
     for (let k = 0; k < length; k++) {
       const element = o[k];
-      defineElement(pieces, count++, element === undefined || element === null ? '' : toStringStrict(element));
+      createDataProperty(pieces, count++, element === undefined || element === null ? '' : toStringStrict(element));
       if (count === JOIN_CHUNK) {
-        defineElement(chunks, chunks.length, ReflectApplyForGuards(ArrayPrototypeJoinNative, pieces, [glue]));
+        createDataProperty(chunks, chunks.length, ReflectApplyForGuards(ArrayPrototypeJoinNative, pieces, [glue]));
         pieces = [];
         count = 0;
       }
     }
-    if (count > 0 || chunks.length === 0) defineElement(chunks, chunks.length, ReflectApplyForGuards(ArrayPrototypeJoinNative, pieces, [glue]));
+    if (count > 0 || chunks.length === 0) createDataProperty(chunks, chunks.length, ReflectApplyForGuards(ArrayPrototypeJoinNative, pieces, [glue]));
     return ReflectApplyForGuards(ArrayPrototypeJoinNative, chunks, [glue]);
   },
   toLocaleString(o, args) {
@@ -250,7 +246,7 @@ const generic = {
     requireCallable(callback);
     const result = speciesCreate(o, length);
     for (let k = 0; k < length; k++) {
-      if (ReflectHas(o, k)) defineElement(result, k, ReflectApplyForGuards(callback, thisArg, [o[k], k, o]));
+      if (ReflectHas(o, k)) createDataProperty(result, k, ReflectApplyForGuards(callback, thisArg, [o[k], k, o]));
     }
     sizeCreated(result, length);
     return result;
@@ -265,7 +261,7 @@ const generic = {
     for (let k = 0; k < length; k++) {
       if (!ReflectHas(o, k)) continue;
       const element = o[k];
-      if (ReflectApplyForGuards(callback, thisArg, [element, k, o])) defineElement(result, to++, element);
+      if (ReflectApplyForGuards(callback, thisArg, [element, k, o])) createDataProperty(result, to++, element);
     }
     return result;
   },
@@ -339,7 +335,7 @@ const generic = {
     const result = speciesCreate(o, MathMax(last - first, 0));
     let n = 0;
     for (let k = first; k < last; k++, n++) {
-      if (ReflectHas(o, k)) defineElement(result, n, o[k]);
+      if (ReflectHas(o, k)) createDataProperty(result, n, o[k]);
     }
     setLength(result, n);
     return result;
@@ -352,7 +348,7 @@ const generic = {
     if (length + items - deleteCount > MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Invalid array length');
     const removed = speciesCreate(o, deleteCount);
     for (let k = 0; k < deleteCount; k++) {
-      if (ReflectHas(o, start + k)) defineElement(removed, k, o[start + k]);
+      if (ReflectHas(o, start + k)) createDataProperty(removed, k, o[start + k]);
     }
     setLength(removed, deleteCount);
     if (items !== deleteCount) {
@@ -393,7 +389,7 @@ const generic = {
     // written back as the specification's SortIndexedProperties does.
     const items = [];
     for (let k = 0; k < length; k++) {
-      if (ReflectHas(o, k)) defineElement(items, items.length, o[k]);
+      if (ReflectHas(o, k)) createDataProperty(items, items.length, o[k]);
     }
     ReflectApplyForGuards(ArrayPrototypeSortNative, items, comparator === undefined ? [] : [comparator]);
     let k = 0;

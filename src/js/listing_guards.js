@@ -12,6 +12,7 @@
 // handed to it without V8 listing it again.
 
 import { core } from 'ext:core/mod.js';
+import { createDataProperty } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 
 const {
@@ -104,10 +105,11 @@ const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, obje
 /** The keys a for-in loop over `object` visits, in V8's order: each object's indices, then its
  * other keys, along the prototype chain. A key is visited once the object still has it (V8's filter
  * for keys deleted during the loop), and is not one an object before it on the chain has. */
-function ForInKeys(object, segments, proxied) {
+function ForInKeys(object, segments) {
   this.object = object;
   this.segments = segments;
-  this.proxied = proxied;
+  // A proxy, which ends the chain's last segment, is asked as V8 asks it.
+  this.proxied = segments[segments.length - 1].proxied === true;
   this.segment = 0;
   this.index = 0;
   this.holes = 0;
@@ -266,9 +268,8 @@ export function forInKeys(value) {
   const holds = chainHolds(value);
   if (holds === NOTHING_LONG) return liveKeys(value);
   const object = ObjectCtor(value);
-  if (holds === A_PROXY) return new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false }], true);
-  const segments = segmentsOf(object);
-  return new ForInKeys(object, segments, segments[segments.length - 1].proxied === true);
+  if (holds === A_PROXY) return new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false, proxied: true }]);
+  return new ForInKeys(object, segmentsOf(object));
 }
 
 /** `value`, unless it is a long string, array or typed array (which a spread or rest would copy in
@@ -365,7 +366,7 @@ ObjectDefineProperty(ArrayPrototype, PARAMETER, {
 function argumentsFrom(args, from) {
   const rest = [];
   for (let index = from; index < args.length; index++) {
-    ObjectDefineProperty(rest, index - from, { __proto__: null, value: args[index], writable: true, enumerable: true, configurable: true });
+    createDataProperty(rest, index - from, args[index]);
   }
   return rest;
 }
@@ -373,6 +374,6 @@ function argumentsFrom(args, from) {
 /** Called first in every loop body of a program: a loop whose body only throws from V8's runtime,
  * or calls a built-in that never enters JavaScript, polls for termination only when its tiering
  * budget runs out (never, in a function past 60 KB of bytecode). Entering a function polls. In
- * parentheses, so that V8 compiles it into the snapshot, not at each run's first loop. */
-// Its name is the one V8's flags keep it from optimizing (src/engine/platform.rs).
+ * parentheses, so that V8 compiles it into the snapshot, not at each run's first loop; its name is
+ * the one V8's flags keep it from optimizing (src/engine/platform.rs). */
 export const poll = (function __dsh_loop_poll() {});

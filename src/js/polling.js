@@ -18,7 +18,7 @@
 // C++, one per character or element, without polling.
 
 import { core } from 'ext:core/mod.js';
-import { LONG_LENGTH, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, createDataProperty, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
 const ObjectDefineProperty = Object.defineProperty;
@@ -209,7 +209,7 @@ replace(Object, 'getOwnPropertyDescriptors', (native, _receiver, args) => {
   const keys = typedArrayKeys(args[0], length, ALL_KEYS, (key) => key);
   for (let i = 0; i < keys.length; i++) {
     const descriptor = ObjectGetOwnPropertyDescriptor(args[0], keys[i]);
-    if (descriptor !== undefined) ObjectDefineProperty(descriptors, keys[i], { __proto__: null, value: descriptor, writable: true, enumerable: true, configurable: true });
+    if (descriptor !== undefined) createDataProperty(descriptors, keys[i], descriptor);
   }
   return descriptors;
 });
@@ -251,7 +251,7 @@ replace(Object, 'fromEntries', (native, _receiver, args) => {
     }
     const key = entry[0];
     const value = entry[1];
-    ObjectDefineProperty(object, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+    createDataProperty(object, key, value);
   }
   return object;
 });

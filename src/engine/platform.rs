@@ -38,7 +38,14 @@ use crate::engine::pool::{Pool, Spawner};
 /// calls (src/js/listing_guards.js) on its own: Maglev did, at its 400th call, for 0.3 ms of the
 /// run's time. Turbofan still inlines it into the loops it compiles, which poll on every
 /// iteration anyway.
-pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-maglev-osr --no-memory-pool-share-memory-on-teardown --no-maglev-inlining --no-maglev-loop-peeling --maglev-filter=-__dsh_loop_poll --turbo-filter=-__dsh_loop_poll";
+/// `--invocation-count-for-maglev=2000 --invocation-count-for-turbofan=6000` (from 400 and 3000):
+/// an isolate lives for one run, so every run compiles the world's hot functions again on its own
+/// thread. In 1000 console lines Maglev's compiles were about 8 ms of a 15 ms run (`--trace-opt`);
+/// waiting longer before compiling made those lines 10.3 -> 5.8 ms, 1000 binding calls 38.8 ->
+/// 33.6 ms and a JSON round trip of 2000 rows 4.5 -> 3.0 ms (medians of five alternating runs),
+/// with CPU-bound code unchanged: what stays hot is still compiled. The budget also spaces V8's own
+/// polls in interpreted loops; program loops poll on every iteration (src/js/listing_guards.js).
+pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-maglev-osr --no-memory-pool-share-memory-on-teardown --no-maglev-inlining --no-maglev-loop-peeling --maglev-filter=-__dsh_loop_poll --turbo-filter=-__dsh_loop_poll --invocation-count-for-maglev=2000 --invocation-count-for-turbofan=6000";
 
 /// Stack of each isolate thread: V8's own limit (984 KiB) ends deep recursion with a
 /// `RangeError` well before the thread's native stack runs out; the rest (only the pages used are

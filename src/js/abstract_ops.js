@@ -10,6 +10,10 @@ const TypeErrorCtor = TypeError;
 
 export const MAX_SAFE_LENGTH = 2 ** 53 - 1;
 
+/** V8's own JSON.parse, taken before polling.js puts its entry in front: the world parses only
+ * texts the host made, and a run that called the entry compiled it again (0.14 ms). */
+export const JSONParse = JSON.parse;
+
 /** CreateDataProperty: an own, writable, enumerable, configurable `key` on `target`, defined
  * without the setters a program may have put on its prototypes. */
 export function createDataProperty(target, key, value) {

@@ -11,6 +11,7 @@
 
 import { core } from 'ext:core/mod.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
+import { JSONParse } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest, op_void_async_deferred } = core.ops;
 const { createTimer, cancelTimer } = core;
@@ -19,7 +20,6 @@ const ArrayPrototypePush = Array.prototype.push;
 const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
 const DatePrototypeToString = Date.prototype.toString;
-const JSONParse = JSON.parse;
 const MapCtor = Map;
 const MapPrototypeDelete = Map.prototype.delete;
 const MapPrototypeGet = Map.prototype.get;

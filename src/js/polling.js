@@ -269,10 +269,11 @@ for (const TypedArray of [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, 
 }
 
 /** Takes in a typed array kind V8 installs only in a run's context, after the snapshot was made
- * (Float16Array): `start` hands it over before the program can reach it. */
-export function adoptTypedArrayKind(TypedArray) {
+ * (Float16Array): `start` hands it over before the program can reach it. In parentheses, so that
+ * it is compiled into the snapshot, not in every run (as `start`). */
+export const adoptTypedArrayKind = (function adoptTypedArrayKind(TypedArray) {
   if (typeof TypedArray === 'function') TYPED_ARRAYS[TypedArray.name] = TypedArray;
-}
+});
 const JOIN_CHUNK = 2 ** 16;
 replace(TypedArrayPrototype, 'join', (native, receiver, args) => {
   const length = longTypedArrayLength(receiver);

@@ -7,6 +7,7 @@ import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 import * as durable from 'ext:dsh/durable.js';
 import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
+import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
 const {
   op_dsh_log,
@@ -29,7 +30,6 @@ const RealPerformanceNow = performance.now.bind(performance);
 // A durable run reads its journal's clock.
 const PerformanceNow = () => (durable.isDurable() ? durable.elapsed() : RealPerformanceNow());
 const TypeErrorCtor = TypeError;
-const JSONParse = JSON.parse;
 const MapCtor = Map;
 const MapPrototypeGet = Map.prototype.get;
 const MapPrototypeSet = Map.prototype.set;
@@ -233,6 +233,9 @@ function makeErrorClass(name, memberNameProperty) {
   };
   return BindingCallError;
 }
+
+// Every run calls it first: called once here, it is compiled into the snapshot, not in each run.
+setTimeOrigin();
 
 function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
   const settle = (tagged) => {

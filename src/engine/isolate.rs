@@ -11,7 +11,7 @@ use std::time::Duration;
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
-use crate::engine::ops::{RunContext, start_key};
+use crate::engine::ops::{RunContext, WorldFunction};
 use crate::limits::answer_wait::MAX_SPIN;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;
@@ -20,9 +20,6 @@ use crate::output::ledger::{Ending, FailureKind, Text};
 use crate::output::lossless::{Intrinsics, read_utf16};
 use crate::program::listing_guards::{GuardNames, Guards};
 use crate::program::strip::Stripped;
-
-/// Closes what a snapshot cannot: runs in every isolate, snapshot or not.
-const LOCKDOWN_JS: &str = include_str!("../js/lockdown.js");
 
 /// The snapshot embedded at build time (see `build.rs`); empty when built without one.
 static SNAPSHOT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/snapshot.bin"));
@@ -172,11 +169,10 @@ impl PreparedIsolate {
       .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
     #[cfg(not(target_env = "msvc"))]
     crate::engine::code_from_strings::check_code_from_strings(&mut js);
-    let start = world_start(&mut js).ok_or("the program's world did not build")?;
+    let start = world_function(&mut js, WorldFunction::Start).ok_or("the program's world did not build")?;
     phase("hooks and the world's start");
-    js.execute_script("ext:dsh/lockdown.js", LOCKDOWN_JS)
-      .map_err(|error| format!("could not lock the program's world down: {error}"))?;
-    phase("lockdown.js");
+    lock_down(&mut js)?;
+    phase("lockdown");
     let intrinsics = capture_intrinsics(&mut js);
     phase("intrinsics");
     Ok(Self {
@@ -288,16 +284,36 @@ async fn spin_for_answers<T>(shared: &RunShared, event_loop: impl Future<Output 
   .await
 }
 
-/// The world's `start` function, as its entry module (or the snapshot) left it.
-fn world_start(js: &mut JsRuntime) -> Option<v8::Global<v8::Value>> {
+/// A function of the world, as its entry module (or the snapshot) left it.
+fn world_function(js: &mut JsRuntime, which: WorldFunction) -> Option<v8::Global<v8::Value>> {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   let global = scope.get_current_context().global(scope);
-  let key = start_key(scope);
-  let start = global
+  let key = which.key(scope);
+  let function = global
     .get_private(scope, key)
-    .filter(|start| start.is_function())?;
-  Some(v8::Global::new(scope, start))
+    .filter(|function| function.is_function())?;
+  Some(v8::Global::new(scope, function))
+}
+
+/// Closes what a snapshot cannot (lockdown.js), in every isolate, snapshot or not.
+fn lock_down(js: &mut JsRuntime) -> Result<(), String> {
+  let lockdown = world_function(js, WorldFunction::Lockdown).ok_or("the program's world did not build")?;
+  let context = js.main_context();
+  v8::scope_with_context!(scope, js.v8_isolate(), context);
+  v8::tc_scope!(let scope, scope);
+  let lockdown: v8::Local<v8::Function> = v8::Local::new(scope, &lockdown)
+    .try_cast()
+    .map_err(|_| "not a function")?;
+  let undefined = v8::undefined(scope).into();
+  if lockdown.call(scope, undefined, &[]).is_some() {
+    return Ok(());
+  }
+  let thrown = match scope.exception() {
+    Some(exception) => String::from_utf16_lossy(&thrown_text(scope, exception)),
+    None => "terminated".to_owned(),
+  };
+  Err(format!("could not lock the program's world down: {thrown}"))
 }
 
 fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {

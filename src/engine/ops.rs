@@ -19,12 +19,25 @@ use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
 use crate::output::lossless::{Intrinsics, Refusal, read_utf16, read_utf16_prefix, to_json_text};
 
-/// Where the world keeps its `start` function: a private key, invisible to programs.
-pub const START_KEY: &str = "dsh-code-runtime-v8#start";
+/// A function of the world that the runtime calls, kept under a private key of the global
+/// object: invisible to programs, and kept by the snapshot too.
+#[derive(Clone, Copy)]
+pub enum WorldFunction {
+  /// world.js's `start`, called in every run with its program.
+  Start,
+  /// lockdown.js's `lockdown`, called in every isolate as it is prepared.
+  Lockdown,
+}
 
-pub fn start_key<'s>(scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
-  let name = v8::String::new(scope, START_KEY).expect("a short key");
-  v8::Private::for_api(scope, Some(name))
+impl WorldFunction {
+  pub fn key<'s>(self, scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
+    let name = match self {
+      WorldFunction::Start => "dsh-code-runtime-v8#start",
+      WorldFunction::Lockdown => "dsh-code-runtime-v8#lockdown",
+    };
+    let name = v8::String::new(scope, name).expect("a short key");
+    v8::Private::for_api(scope, Some(name))
+  }
 }
 
 /// What the ops of one run share, kept in its `OpState`.
@@ -307,14 +320,20 @@ mod search_params_tests {
   }
 }
 
-/// Keeps the world's `start` function where the runtime finds it: a private key on the global
-/// object, which the snapshot keeps too. Only the world's entry module calls it, once.
+/// Keeps the world's `start` and `lockdown` where the runtime finds them (`WorldFunction`). Only
+/// the world's entry module calls it, once.
 #[op2(nofast)]
-pub fn op_dsh_keep_start<'s>(scope: &mut v8::PinScope<'s, '_>, start: v8::Local<'s, v8::Function>) {
+pub fn op_dsh_keep_world<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  start: v8::Local<'s, v8::Function>,
+  lockdown: v8::Local<'s, v8::Function>,
+) {
   let global = scope.get_current_context().global(scope);
-  let key = start_key(scope);
-  if global.has_private(scope, key) != Some(true) {
-    global.set_private(scope, key, start.into());
+  for (which, function) in [(WorldFunction::Start, start), (WorldFunction::Lockdown, lockdown)] {
+    let key = which.key(scope);
+    if global.has_private(scope, key) != Some(true) {
+      global.set_private(scope, key, function.into());
+    }
   }
 }
 

@@ -52,7 +52,7 @@ deno_core::extension!(
     ops::op_dsh_is_proxy,
     listings::op_dsh_listing_kind,
     listings::op_dsh_proxied_long_length,
-    ops::op_dsh_keep_start,
+    ops::op_dsh_keep_world,
     ops::op_dsh_digest,
     ops::op_dsh_hmac,
     ops::op_dsh_blob_create_part,
@@ -63,7 +63,7 @@ deno_core::extension!(
     structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
-  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "listing_guards.js", "web.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "main.js"],
+  esm = [dir "src/js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "listing_guards.js", "web.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "lockdown.js", "main.js"],
   options = { blobs: Arc<CountedBlobStore>, buffers: Arc<BufferBudget> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),

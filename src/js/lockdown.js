@@ -1,10 +1,11 @@
-// Runs in every isolate before its program, after any snapshot was restored: V8 installs
-// SharedArrayBuffer and WebAssembly only then, and deno_core needs `Deno` until then.
+// Called in every isolate before its program, after the snapshot was restored: V8 installs
+// SharedArrayBuffer and WebAssembly only then, and deno_core needs `Deno` until then. Compiled
+// into the snapshot (in parentheses, as world.js's `start`): run as a script of its own, it was
+// compiled again in every isolate.
 //
 // Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
 // world has none: no WebAssembly (its memories), and no resizable or growable buffers.
-(() => {
-  'use strict';
+export const lockdown = (function lockdown() {
   const ObjectDefineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const RangeErrorCtor = RangeError;
@@ -29,4 +30,4 @@
     ObjectDefineProperty(BufferCtor.prototype, 'constructor', slot);
     ObjectDefineProperty(globalThis, BufferCtor.name, slot);
   }
-})();
+});

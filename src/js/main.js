@@ -1,5 +1,5 @@
 // The world's entry: puts the program's globals in place and hands `start` to the runtime.
-// Evaluated once, into the snapshot; lockdown.js then runs in every isolate.
+// Evaluated once, into the snapshot; lockdown.js's function is then called in every isolate.
 
 import { core } from 'ext:core/mod.js';
 // long_strings.js first: it keeps V8's own Array.prototype.join, which interruptible.js then guards.
@@ -11,8 +11,9 @@ import 'ext:dsh/node_errors.js';
 import * as web from 'ext:dsh/web.js';
 import * as world from 'ext:dsh/world.js';
 import { Buffer } from 'ext:dsh/buffer.js';
+import { lockdown } from 'ext:dsh/lockdown.js';
 
-const { op_dsh_keep_start } = core.ops;
+const { op_dsh_keep_world } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
 
 // As a Node worker has them: writable, configurable, not enumerable.
@@ -45,4 +46,4 @@ install('global', globalThis);
 install('Buffer', Buffer);
 
 
-op_dsh_keep_start(world.start);
+op_dsh_keep_world(world.start, lockdown);

@@ -194,15 +194,18 @@ return [refusal, dropped, [...new Intl.Segmenter('en', { granularity: 'word' }).
     320, ['a', ' ', 'bc']] })
 })
 
-test('a query of more than 65536 parameters is refused before any is parsed', async () => {
+test('a query of more than 65536 parameters or 8 MiB is refused before any is parsed', async () => {
   const result = await runtime.run({ program: `const out = []
-for (const f of [() => new URLSearchParams('a=1&'.repeat(5e6)), () => new URL('http://x/?' + 'a=1&'.repeat(70000)).searchParams,
-  () => new URLSearchParams('?' + 'a=1&'.repeat(65535) + 'a=1').size, () => [...new URLSearchParams('a=1&b=%20x+y&c')]]) {
+for (const f of [() => new URLSearchParams('a=1&'.repeat(1e6)), () => new URL('http://x/?' + 'a=1&'.repeat(70000)).searchParams,
+  () => new URLSearchParams('?' + 'a=1&'.repeat(65535) + 'a=1').size, () => [...new URLSearchParams('a=1&b=%20x+y&c')],
+  () => new URLSearchParams('a=' + 'x'.repeat(2 ** 25)), () => new URLSearchParams('a=' + 'é'.repeat(2 ** 22 - 1)).get('a').length]) {
   try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) }
 }
 return out`, bindings: [] })
   const refused = (n) => `RangeError: a query of ${n} parameters is refused here: at most 65536 are parsed, since parsing runs where no budget reaches`
-  assert.deepStrictEqual(result, { logs: [], value: [refused(5000001), refused(70001), 65536, [['a', '1'], ['b', ' x y'], ['c', '']]] })
+  // The bound counts UTF-8 bytes: 2^22 - 1 characters of two bytes and 'a=' are 8 MiB exactly.
+  assert.deepStrictEqual(result, { logs: [], value: [refused(1000001), refused(70001), 65536, [['a', '1'], ['b', ' x y'], ['c', '']],
+    'RangeError: a query of 33554434 bytes is refused here: at most 8388608 are parsed, since parsing runs where no budget reaches', 2 ** 22 - 1] })
   assert.notEqual(await msUntilNoRunIsLeft(250), null)
 })
 

@@ -58,6 +58,14 @@ describe('TypeScript', () => {
 })
 
 describe('the program\'s world', () => {
+  test('ticks queued in the first turn run before an immediate whose time has come, as in Node', async () => {
+    // The busy wait lets the immediate's zero-delay timer expire before the event loop's first turn.
+    const program = `await null; const order = []; setImmediate(() => order.push('immediate'))
+process.nextTick(() => order.push('nextTick')); Promise.resolve().then(() => order.push('promise'))
+const t = Date.now(); while (Date.now() - t < 5); order.push('sync'); await new Promise((r) => setTimeout(r, 20)); return order`
+    assert.deepStrictEqual(await run(program), { logs: [], value: ['sync', 'promise', 'nextTick', 'immediate'] })
+  })
+
   test('nothing survives from one run to the next', async () => {
     assert.deepStrictEqual(await run('globalThis.leak = 1; Array.prototype.polluted = 1; return typeof leak'), { logs: [], value: 'number' })
     assert.deepStrictEqual(await run('return [typeof leak, typeof [].polluted]'), { logs: [], value: ['undefined', 'undefined'] })

@@ -399,12 +399,46 @@ fn start_program(
     let guarded = v8::Boolean::new(scope, guards.is_some()).into();
     start.call(scope, undefined, &[program, namespaces.into(), guarded])
   })();
-  if compiled.is_none() {
+  let Some(tick_queue) = compiled else {
     let message = match scope.exception() {
       Some(exception) => thrown_text(scope, exception),
       None => "the program could not be compiled".encode_utf16().collect(),
     };
     shared.finish(Ending::Failure(FailureKind::Exception, message));
+    return;
+  };
+  settle_first_turn(scope, tick_queue);
+}
+
+/// Runs the program's microtasks and then what it queued with `process.nextTick`, as deno_core's
+/// event loop begins its turn, but before its timers: there, a zero-delay timer that had expired
+/// by then (`setImmediate`) ran before the ticks, where Node runs it after them. `tick_queue` is
+/// `start`'s answer, deno_core's `[hasTickScheduled, runNextTicks]`. The checkpoint is V8's own,
+/// so no frame of the world is below the program's microtasks. A tick's exception is reported by
+/// the drain itself; a stop ends the run by its own path.
+fn settle_first_turn<'s>(scope: &mut v8::PinScope<'s, '_>, tick_queue: v8::Local<'s, v8::Value>) {
+  let Ok(tick_queue) = tick_queue.try_cast::<v8::Array>() else {
+    return;
+  };
+  let function = |scope: &mut v8::PinScope<'s, '_>, index| {
+    tick_queue
+      .get_index(scope, index)
+      .and_then(|value| value.try_cast::<v8::Function>().ok())
+  };
+  let (Some(has_tick_scheduled), Some(run_next_ticks)) = (function(scope, 0), function(scope, 1)) else {
+    return;
+  };
+  let undefined: v8::Local<v8::Value> = v8::undefined(scope).into();
+  let ticks_scheduled = |scope: &mut v8::PinScope<'s, '_>| {
+    has_tick_scheduled
+      .call(scope, undefined, &[])
+      .is_some_and(|scheduled| scheduled.is_true())
+  };
+  if !ticks_scheduled(scope) {
+    scope.perform_microtask_checkpoint();
+  }
+  if ticks_scheduled(scope) {
+    let _ = run_next_ticks.call(scope, undefined, &[]);
   }
 }
 

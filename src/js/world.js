@@ -234,9 +234,6 @@ function makeErrorClass(name, memberNameProperty) {
   return BindingCallError;
 }
 
-// Every run calls it first: called once here, it is compiled into the snapshot, not in each run.
-setTimeOrigin();
-
 function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
   const settle = (tagged) => {
     const body = ReflectApply(StringPrototypeSlice, tagged, [1]);

@@ -98,9 +98,16 @@ pub fn event_loop() -> Result<EventLoop, String> {
   Ok(EventLoop { runtime, blocking })
 }
 
+/// The functions of the world a run calls, taken once per isolate.
+struct WorldEntry {
+  start: v8::Global<v8::Function>,
+  has_tick_scheduled: v8::Global<v8::Function>,
+  run_next_ticks: v8::Global<v8::Function>,
+}
+
 pub struct PreparedIsolate {
   js: JsRuntime,
-  start: v8::Global<v8::Value>,
+  world: WorldEntry,
   intrinsics: Intrinsics,
   /// The run the heap-limit hook reports to, once there is one.
   current: Rc<RefCell<Option<Arc<RunShared>>>>,
@@ -169,7 +176,12 @@ impl PreparedIsolate {
       .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
     #[cfg(not(target_env = "msvc"))]
     crate::engine::code_from_strings::check_code_from_strings(&mut js);
-    let start = world_function(&mut js, WorldFunction::Start).ok_or("the program's world did not build")?;
+    let mut kept = |which| world_function(&mut js, which).ok_or("the program's world did not build");
+    let world = WorldEntry {
+      start: kept(WorldFunction::Start)?,
+      has_tick_scheduled: kept(WorldFunction::HasTickScheduled)?,
+      run_next_ticks: kept(WorldFunction::RunNextTicks)?,
+    };
     phase("hooks and the world's start");
     lock_down(&mut js)?;
     phase("lockdown");
@@ -177,7 +189,7 @@ impl PreparedIsolate {
     phase("intrinsics");
     Ok(Self {
       js,
-      start,
+      world,
       intrinsics,
       current,
       buffers,
@@ -202,7 +214,7 @@ impl PreparedIsolate {
   ) -> JsRuntime {
     let PreparedIsolate {
       mut js,
-      start,
+      world,
       intrinsics,
       current,
       buffers,
@@ -234,7 +246,7 @@ impl PreparedIsolate {
     start_program(
       &mut js,
       shared,
-      &start,
+      &world,
       &code,
       guard_names,
       params,
@@ -285,14 +297,12 @@ async fn spin_for_answers<T>(shared: &RunShared, event_loop: impl Future<Output 
 }
 
 /// A function of the world, as its entry module (or the snapshot) left it.
-fn world_function(js: &mut JsRuntime, which: WorldFunction) -> Option<v8::Global<v8::Value>> {
+fn world_function(js: &mut JsRuntime, which: WorldFunction) -> Option<v8::Global<v8::Function>> {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   let global = scope.get_current_context().global(scope);
   let key = which.key(scope);
-  let function = global
-    .get_private(scope, key)
-    .filter(|function| function.is_function())?;
+  let function: v8::Local<v8::Function> = global.get_private(scope, key)?.try_cast().ok()?;
   Some(v8::Global::new(scope, function))
 }
 
@@ -302,9 +312,7 @@ fn lock_down(js: &mut JsRuntime) -> Result<(), String> {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
   v8::tc_scope!(let scope, scope);
-  let lockdown: v8::Local<v8::Function> = v8::Local::new(scope, &lockdown)
-    .try_cast()
-    .map_err(|_| "not a function")?;
+  let lockdown = v8::Local::new(scope, &lockdown);
   let undefined = v8::undefined(scope).into();
   if lockdown.call(scope, undefined, &[]).is_some() {
     return Ok(());
@@ -345,7 +353,7 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
 fn start_program(
   js: &mut JsRuntime,
   shared: &RunShared,
-  start: &v8::Global<v8::Value>,
+  world: &WorldEntry,
   program: &str,
   guards: Option<GuardNames>,
   params: &[String],
@@ -393,43 +401,32 @@ fn start_program(
     );
     let script = v8::Script::compile(scope, source, Some(&origin))?;
     let program = script.run(scope)?;
-    let start: v8::Local<v8::Function> = v8::Local::new(scope, start).try_cast().ok()?;
+    let start = v8::Local::new(scope, &world.start);
     let namespaces = v8::String::new(scope, namespaces_json)?;
     let undefined = v8::undefined(scope).into();
     let guarded = v8::Boolean::new(scope, guards.is_some()).into();
     start.call(scope, undefined, &[program, namespaces.into(), guarded])
   })();
-  let Some(tick_queue) = compiled else {
+  if compiled.is_none() {
     let message = match scope.exception() {
       Some(exception) => thrown_text(scope, exception),
       None => "the program could not be compiled".encode_utf16().collect(),
     };
     shared.finish(Ending::Failure(FailureKind::Exception, message));
     return;
-  };
-  settle_first_turn(scope, tick_queue);
+  }
+  settle_first_turn(scope, world);
 }
 
 /// Runs the program's microtasks and then what it queued with `process.nextTick`, as deno_core's
 /// event loop begins its turn, but before its timers: there, a zero-delay timer that had expired
-/// by then (`setImmediate`) ran before the ticks, where Node runs it after them. `tick_queue` is
-/// `start`'s answer, deno_core's `[hasTickScheduled, runNextTicks]`. The checkpoint is V8's own,
-/// so no frame of the world is below the program's microtasks. A tick's exception is reported by
-/// the drain itself; a stop ends the run by its own path.
-fn settle_first_turn<'s>(scope: &mut v8::PinScope<'s, '_>, tick_queue: v8::Local<'s, v8::Value>) {
-  let Ok(tick_queue) = tick_queue.try_cast::<v8::Array>() else {
-    return;
-  };
-  let function = |scope: &mut v8::PinScope<'s, '_>, index| {
-    tick_queue
-      .get_index(scope, index)
-      .and_then(|value| value.try_cast::<v8::Function>().ok())
-  };
-  let (Some(has_tick_scheduled), Some(run_next_ticks)) = (function(scope, 0), function(scope, 1)) else {
-    return;
-  };
+/// by then (`setImmediate`) ran before the ticks, where Node runs it after them. The checkpoint is
+/// V8's own, so no frame of the world is below the program's microtasks. A tick's exception is
+/// reported by the drain itself; a stop ends the run by its own path.
+fn settle_first_turn(scope: &mut v8::PinScope<'_, '_>, world: &WorldEntry) {
   let undefined: v8::Local<v8::Value> = v8::undefined(scope).into();
-  let ticks_scheduled = |scope: &mut v8::PinScope<'s, '_>| {
+  let has_tick_scheduled = v8::Local::new(scope, &world.has_tick_scheduled);
+  let ticks_scheduled = |scope: &mut v8::PinScope<'_, '_>| {
     has_tick_scheduled
       .call(scope, undefined, &[])
       .is_some_and(|scheduled| scheduled.is_true())
@@ -438,6 +435,7 @@ fn settle_first_turn<'s>(scope: &mut v8::PinScope<'s, '_>, tick_queue: v8::Local
     scope.perform_microtask_checkpoint();
   }
   if ticks_scheduled(scope) {
+    let run_next_ticks = v8::Local::new(scope, &world.run_next_ticks);
     let _ = run_next_ticks.call(scope, undefined, &[]);
   }
 }

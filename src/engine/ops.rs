@@ -27,6 +27,10 @@ pub enum WorldFunction {
   Start,
   /// lockdown.js's `lockdown`, called in every isolate as it is prepared.
   Lockdown,
+  /// deno_core's `hasTickScheduled`: whether `process.nextTick` has queued anything.
+  HasTickScheduled,
+  /// deno_core's `runNextTicks`: runs what `process.nextTick` queued, and the microtasks after.
+  RunNextTicks,
 }
 
 impl WorldFunction {
@@ -34,6 +38,8 @@ impl WorldFunction {
     let name = match self {
       WorldFunction::Start => "dsh-code-runtime-v8#start",
       WorldFunction::Lockdown => "dsh-code-runtime-v8#lockdown",
+      WorldFunction::HasTickScheduled => "dsh-code-runtime-v8#hasTickScheduled",
+      WorldFunction::RunNextTicks => "dsh-code-runtime-v8#runNextTicks",
     };
     let name = v8::String::new(scope, name).expect("a short key");
     v8::Private::for_api(scope, Some(name))
@@ -342,16 +348,23 @@ mod search_params_tests {
   }
 }
 
-/// Keeps the world's `start` and `lockdown` where the runtime finds them (`WorldFunction`). Only
+/// Keeps the functions of the world the runtime calls where it finds them (`WorldFunction`). Only
 /// the world's entry module calls it, once.
 #[op2(nofast)]
 pub fn op_dsh_keep_world<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   start: v8::Local<'s, v8::Function>,
   lockdown: v8::Local<'s, v8::Function>,
+  has_tick_scheduled: v8::Local<'s, v8::Function>,
+  run_next_ticks: v8::Local<'s, v8::Function>,
 ) {
   let global = scope.get_current_context().global(scope);
-  for (which, function) in [(WorldFunction::Start, start), (WorldFunction::Lockdown, lockdown)] {
+  for (which, function) in [
+    (WorldFunction::Start, start),
+    (WorldFunction::Lockdown, lockdown),
+    (WorldFunction::HasTickScheduled, has_tick_scheduled),
+    (WorldFunction::RunNextTicks, run_next_ticks),
+  ] {
     let key = which.key(scope);
     if global.has_private(scope, key) != Some(true) {
       global.set_private(scope, key, function.into());

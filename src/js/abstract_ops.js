@@ -1,6 +1,6 @@
 // The specification's conversions, for the built-ins written here in JavaScript
-// (interruptible.js, long_strings.js, polling.js, listing_guards.js). Evaluated into the snapshot before any program runs, so
-// what they call are the intrinsics.
+// (interruptible.js, long_strings.js, polling.js, listing_guards.js). Evaluated into the snapshot
+// before any program runs, so what they call are the intrinsics.
 
 const MathMin = Math.min;
 const ObjectDefineProperty = Object.defineProperty;

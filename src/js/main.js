@@ -46,4 +46,4 @@ install('global', globalThis);
 install('Buffer', Buffer);
 
 
-op_dsh_keep_world(world.start, lockdown);
+op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks);

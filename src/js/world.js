@@ -19,7 +19,7 @@ const {
   op_dsh_exit,
   op_dsh_is_proxy,
 } = core.ops;
-const { createTimer, cancelTimer, getAsyncContext, queueNextTick, hasTickScheduled, runNextTicks } = core;
+const { createTimer, cancelTimer, getAsyncContext, queueNextTick } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
 
 const BigIntCtor = BigInt;
@@ -293,6 +293,4 @@ export const start = (function start(program, namespacesJson, guarded) {
       (error) => durable.flushThen(() => op_dsh_settle_thrown(error)),
     ]);
   }
-  // For the runtime, which runs the program's microtasks and ticks as soon as this returns.
-  return [hasTickScheduled, runNextTicks];
 });

@@ -4,7 +4,7 @@
 //! seed), so it is made by a separate tool at build time (`src/bin/dsh-snapshot.rs`), never
 //! in the addon's process; the addon embeds the bytes.
 
-use deno_core::{JsRuntimeForSnapshot, RuntimeOptions, v8};
+use deno_core::{Extension, JsRuntimeForSnapshot, RuntimeOptions, v8};
 
 use crate::engine::buffers::BufferBudget;
 
@@ -26,9 +26,11 @@ pub fn create() -> Box<[u8]> {
   crate::engine::locale::fix_locale_and_time_zone();
   let event_loop = crate::engine::isolate::event_loop().expect("a tokio runtime");
   let _entered = event_loop.runtime.enter();
+  let mut extensions = crate::engine::world::extensions(BufferBudget::new(usize::MAX));
+  read_no_clock(extensions.last_mut().expect("the world's own extension"));
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
     // The world's entry module runs here and keeps its `start` function on the global object.
-    extensions: crate::engine::world::extensions(BufferBudget::new(usize::MAX)),
+    extensions,
     create_params: Some(v8::CreateParams::default().cpp_heap(crate::engine::isolate::cpp_heap())),
     ..Default::default()
   });
@@ -39,6 +41,23 @@ pub fn create() -> Box<[u8]> {
     replace_rust_owned_buffers(scope, global);
   }
   js.snapshot()
+}
+
+/// The world compiles `setTimeOrigin` into the snapshot by calling it (every run calls it first);
+/// while the snapshot is made, the op behind it reads no clock, which would otherwise be in the bytes.
+fn read_no_clock(world: &mut Extension) {
+  let world_middleware = world.middleware_fn.take();
+  world.middleware_fn = Some(Box::new(move |op| {
+    let op = match &world_middleware {
+      Some(middleware) => middleware(op),
+      None => op,
+    };
+    if op.name == "op_time_origin" {
+      op.with_implementation_from(&crate::engine::ops::op_dsh_no_time_origin())
+    } else {
+      op
+    }
+  }));
 }
 
 /// deno_core hands its JavaScript three small ArrayBuffers over memory that its Rust state owns

@@ -47,3 +47,5 @@ install('Buffer', Buffer);
 
 
 op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks);
+// Every run asks it after its first turn: called once here, it is compiled into the snapshot.
+core.hasTickScheduled();

@@ -6,9 +6,8 @@
 //!
 //! V8 asks an embedder about code from strings only in a context that refuses it, through a
 //! callback the `v8` crate does not bind; it is set through its C++ symbol, declared below by its
-//! Itanium name. MSVC's C++ ABI (the Windows targets) names it differently, and this build has no
-//! way to check that name, so the module is left out there and code from strings compiles unchecked
-//! (docs/hostile-programs.md).
+//! Itanium name and, for the Windows targets, by its MSVC name (the same rules name the `v8` crate's
+//! own `Function::SetName`, `?SetName@Function@v8@@QEAAXV?$Local@VString@v8@@@2@@Z`).
 
 use std::ffi::c_void;
 
@@ -35,10 +34,24 @@ type CodeFromStringsCallback =
 
 unsafe extern "C" {
   /// `void v8::Isolate::SetModifyCodeGenerationFromStringsCallback(ModifyCodeGenerationFromStringsCallback2)`
-  #[link_name = "_ZN2v87Isolate42SetModifyCodeGenerationFromStringsCallbackEPFNS_37ModifyCodeGenerationFromStringsResultENS_5LocalINS_7ContextEEENS2_INS_5ValueEEEbE"]
+  #[cfg_attr(
+    not(target_env = "msvc"),
+    link_name = "_ZN2v87Isolate42SetModifyCodeGenerationFromStringsCallbackEPFNS_37ModifyCodeGenerationFromStringsResultENS_5LocalINS_7ContextEEENS2_INS_5ValueEEEbE"
+  )]
+  #[cfg_attr(
+    target_env = "msvc",
+    link_name = "?SetModifyCodeGenerationFromStringsCallback@Isolate@v8@@QEAAXP6A?AUModifyCodeGenerationFromStringsResult@2@V?$Local@VContext@v8@@@2@V?$Local@VValue@v8@@@2@_N@Z@Z"
+  )]
   fn set_code_from_strings_callback(isolate: *mut c_void, callback: CodeFromStringsCallback);
   /// `void v8::Context::SetErrorMessageForCodeGenerationFromStrings(Local<String>)`
-  #[link_name = "_ZN2v87Context43SetErrorMessageForCodeGenerationFromStringsENS_5LocalINS_6StringEEE"]
+  #[cfg_attr(
+    not(target_env = "msvc"),
+    link_name = "_ZN2v87Context43SetErrorMessageForCodeGenerationFromStringsENS_5LocalINS_6StringEEE"
+  )]
+  #[cfg_attr(
+    target_env = "msvc",
+    link_name = "?SetErrorMessageForCodeGenerationFromStrings@Context@v8@@QEAAXV?$Local@VString@v8@@@2@@Z"
+  )]
   fn set_code_from_strings_message(context: *const v8::Context, message: *const v8::String);
 }
 

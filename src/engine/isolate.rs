@@ -174,7 +174,6 @@ impl PreparedIsolate {
     });
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
-    #[cfg(not(target_env = "msvc"))]
     crate::engine::code_from_strings::check_code_from_strings(&mut js);
     let mut kept = |which| world_function(&mut js, which).ok_or("the program's world did not build");
     let world = WorldEntry {

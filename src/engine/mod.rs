@@ -4,7 +4,6 @@
 
 mod blobs;
 mod buffers;
-#[cfg(not(target_env = "msvc"))]
 mod code_from_strings;
 pub mod cost;
 pub mod digest;

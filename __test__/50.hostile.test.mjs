@@ -97,3 +97,24 @@ test('runs that exhaust their heap, one after another, leave nothing behind', as
   // cost about 4 KB a run.
   assertFlatSecondHalf(report, 200)
 })
+
+test('a stop while a node: module loads on its first import leaves the host alive (fuzzer\'s seed 25)', async () => {
+  // deno_core evaluates such a module inside V8's import callback and ended the process when a
+  // termination reached it there: the heap cap's stop, 3 of 3, with this program.
+  const { runtime, dispose } = await setup({ computeMs: 302, maxWallMs: 3000, maxOldGenerationSizeMb: 16, maxOutputBytes: 1 << 20, isolatePool: 1 })
+  try {
+    const capped = await runtime.run({ program: `const v = (() => { try { return new Array(2 ** 24) } catch (e) { return e } })()
+for (;;) { try { (await import("node:util")).inspect(v) } catch {} }`, bindings: [{ ...tools({ echo: async (x) => x })[0], errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' } }] })
+    assert.ok(['timeout', 'worker-exit'].includes(capped.error?.kind), JSON.stringify(capped))
+    // The compute budget's stop, swept across the loading of three modules and their imports.
+    for (const spin of [285, 290, 294, 297, 299, 301]) {
+      const result = await runtime.run({ program: `const t = Date.now(); while (Date.now() - t < ${spin});
+await import('node:assert'); await import('node:crypto'); await import('node:url'); for (;;);`, bindings: [] })
+      assert.equal(result.error?.kind, 'timeout', JSON.stringify(result))
+    }
+    const after = await runtime.run({ program: 'const { format } = await import("node:util"); return format("%s!", "alive")', bindings: [] })
+    assert.deepStrictEqual(after, { logs: [], value: 'alive!' })
+  } finally {
+    await dispose()
+  }
+})

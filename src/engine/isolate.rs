@@ -132,9 +132,10 @@ impl PreparedIsolate {
       .array_buffer_allocator(counting_allocator(&buffers));
     let old_generation = create_params.max_old_generation_size_in_bytes();
     let create_params = create_params.set_max_old_generation_size_in_bytes(old_generation + WORLD_HEAP);
+    let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
     let mut js = JsRuntime::try_new(RuntimeOptions {
       extensions: crate::engine::world::extensions(buffers.clone()),
-      module_loader: Some(Rc::new(crate::engine::modules::NodeModules)),
+      module_loader: Some(Rc::new(crate::engine::modules::NodeModules::new(current.clone()))),
       create_params: Some(create_params),
       op_metrics_factory_fn: Some(crate::engine::op_errors::terminations_kept()),
       startup_snapshot: (!SNAPSHOT.is_empty()).then_some(SNAPSHOT),
@@ -143,7 +144,6 @@ impl PreparedIsolate {
     .map_err(|error| format!("could not create an isolate: {error}"))?;
     phase("isolate from the snapshot, with the extensions' ops");
 
-    let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
     let hook_run = current.clone();
     let hook_buffers = buffers.clone();
     // The raw V8 pointer stays put while `js` moves; a `&mut v8::Isolate` would not.

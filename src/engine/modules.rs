@@ -1,13 +1,38 @@
 //! What `import()` finds: the built-in `node:` modules that need no authority (see `world`), by
 //! either name. Everything else rejects with a `TypeError` that names the module and says why.
+//!
+//! deno_core evaluates a `node:` module on its first import inside V8's import callback, and ends
+//! the whole process if a termination reaches it there (`evaluate(..).unwrap()` in its lazy
+//! loader). So the loader loads the module itself while it resolves the import, with every stop
+//! held (`RunShared::hold_stops`), and deno_core then finds it loaded; once the run has ended,
+//! nothing more is loaded.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use deno_core::v8;
 use deno_core::{
   ModuleLoadOptions, ModuleLoadReferrer, ModuleLoadResponse, ModuleLoader, ModuleResolveResponse,
   ModuleSpecifier, ResolutionKind,
 };
 use deno_error::JsErrorBox;
 
-pub struct NodeModules;
+use crate::engine::ops::WorldFunction;
+
+use crate::limits::run::RunShared;
+
+/// The module loader of one isolate, which knows the run it serves.
+pub struct NodeModules {
+  current: Rc<RefCell<Option<Arc<RunShared>>>>,
+}
+
+impl NodeModules {
+  pub fn new(current: Rc<RefCell<Option<Arc<RunShared>>>>) -> Self {
+    Self { current }
+  }
+}
 
 /// Why `specifier` cannot be imported.
 fn refusal(specifier: &str) -> String {
@@ -31,9 +56,36 @@ fn refusal(specifier: &str) -> String {
 impl ModuleLoader for NodeModules {
   fn resolve(&self, specifier: &str, _referrer: &str, _kind: ResolutionKind) -> ModuleResolveResponse {
     match crate::engine::world::node_module(specifier) {
-      // Lazily loaded extension modules: deno_core evaluates them without calling `load`.
       Some(known) => ModuleSpecifier::parse(known).map_err(|error| JsErrorBox::type_error(error.to_string())),
       None => Err(JsErrorBox::type_error(refusal(specifier))),
+    }
+  }
+
+  fn resolve_with_scope(
+    &self,
+    scope: &mut v8::PinScope,
+    specifier: &str,
+    referrer: &str,
+    kind: ResolutionKind,
+    _import_attributes: &HashMap<String, String>,
+  ) -> ModuleResolveResponse {
+    let resolved = self.resolve(specifier, referrer, kind)?;
+    let Some(run) = self.current.borrow().clone() else {
+      return Ok(resolved);
+    };
+    if !run.hold_stops() {
+      return Err(JsErrorBox::type_error(format!(
+        "Cannot import '{specifier}': the run has ended"
+      )));
+    }
+    let loaded = load_node_module(scope, resolved.as_str());
+    run.release_stops();
+    if loaded {
+      Ok(resolved)
+    } else {
+      Err(JsErrorBox::type_error(format!(
+        "Cannot import '{specifier}': it could not be loaded here"
+      )))
     }
   }
 
@@ -45,6 +97,25 @@ impl ModuleLoader for NodeModules {
   ) -> ModuleLoadResponse {
     ModuleLoadResponse::Sync(Err(JsErrorBox::type_error(refusal(specifier.as_str()))))
   }
+}
+
+/// Loads and evaluates the `node:` module `specifier` through the world (main.js), unless it is
+/// already; `false` if that threw (a module evaluated on a nearly full stack, say).
+fn load_node_module(scope: &mut v8::PinScope, specifier: &str) -> bool {
+  v8::tc_scope!(let scope, scope);
+  let global = scope.get_current_context().global(scope);
+  let key = WorldFunction::LoadNodeModule.key(scope);
+  let Some(load) = global
+    .get_private(scope, key)
+    .and_then(|load| load.try_cast::<v8::Function>().ok())
+  else {
+    return false;
+  };
+  let Some(specifier) = v8::String::new(scope, specifier) else {
+    return false;
+  };
+  let undefined = v8::undefined(scope).into();
+  load.call(scope, undefined, &[specifier.into()]).is_some()
 }
 
 #[cfg(test)]

@@ -36,7 +36,7 @@ pub fn terminations_kept() -> OpMetricsFactoryFn {
     if ctx
       .state()
       .try_borrow()
-      .is_ok_and(|state| RunShared::has_ended_in(&state))
+      .is_ok_and(|state| RunShared::has_ended_in(&state) && !RunShared::stops_held_in(&state))
     {
       // SAFETY: an op's events are dispatched on the isolate's own thread while it is alive; the
       // `Isolate` made here only borrows it (it has no destructor).

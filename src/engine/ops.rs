@@ -31,6 +31,8 @@ pub enum WorldFunction {
   HasTickScheduled,
   /// deno_core's `runNextTicks`: runs what `process.nextTick` queued, and the microtasks after.
   RunNextTicks,
+  /// main.js's `loadNodeModule`: loads and evaluates a `node:` module, if it is not yet.
+  LoadNodeModule,
 }
 
 impl WorldFunction {
@@ -40,6 +42,7 @@ impl WorldFunction {
       WorldFunction::Lockdown => "dsh-code-runtime-v8#lockdown",
       WorldFunction::HasTickScheduled => "dsh-code-runtime-v8#hasTickScheduled",
       WorldFunction::RunNextTicks => "dsh-code-runtime-v8#runNextTicks",
+      WorldFunction::LoadNodeModule => "dsh-code-runtime-v8#loadNodeModule",
     };
     let name = v8::String::new(scope, name).expect("a short key");
     v8::Private::for_api(scope, Some(name))
@@ -364,6 +367,7 @@ pub fn op_dsh_keep_world<'s>(
   lockdown: v8::Local<'s, v8::Function>,
   has_tick_scheduled: v8::Local<'s, v8::Function>,
   run_next_ticks: v8::Local<'s, v8::Function>,
+  load_node_module: v8::Local<'s, v8::Function>,
 ) {
   let global = scope.get_current_context().global(scope);
   for (which, function) in [
@@ -371,6 +375,7 @@ pub fn op_dsh_keep_world<'s>(
     (WorldFunction::Lockdown, lockdown),
     (WorldFunction::HasTickScheduled, has_tick_scheduled),
     (WorldFunction::RunNextTicks, run_next_ticks),
+    (WorldFunction::LoadNodeModule, load_node_module),
   ] {
     let key = which.key(scope);
     if global.has_private(scope, key) != Some(true) {

@@ -13,7 +13,7 @@ import * as world from 'ext:dsh/world.js';
 import { Buffer } from 'ext:dsh/buffer.js';
 import { lockdown } from 'ext:dsh/lockdown.js';
 
-const { op_dsh_keep_world } = core.ops;
+const { op_dsh_keep_world, op_lazy_load_esm } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
 
 // As a Node worker has them: writable, configurable, not enumerable.
@@ -46,6 +46,11 @@ install('global', globalThis);
 install('Buffer', Buffer);
 
 
-op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks);
+// Called by the module loader (modules.rs) for each `node:` module a program imports, while no stop
+// can reach the isolate.
+const loadNodeModule = (function loadNodeModule(specifier) {
+  op_lazy_load_esm(specifier);
+});
+op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks, loadNodeModule);
 // Every run asks it after its first turn: called once here, it is compiled into the snapshot.
 core.hasTickScheduled();

@@ -77,6 +77,9 @@ struct RunState {
   busy_at_end: Option<Duration>,
   /// Kept until the isolate thread has left the run, so that stops can be repeated.
   isolate: Option<v8::IsolateHandle>,
+  /// While the `node:` modules are being loaded, a stop leaves the isolate's JavaScript running
+  /// until they are (see `hold_stops`).
+  stops_held: bool,
 }
 
 /// A run's life, in order; each step happens once.
@@ -206,6 +209,7 @@ impl RunShared {
         ended_at: None,
         busy_at_end: None,
         isolate: None,
+        stops_held: false,
       }),
       limits,
       clock: Mutex::new(None),
@@ -243,12 +247,43 @@ impl RunShared {
     self.end.set(by_stop);
     state.ended_at = Some(Instant::now());
     state.busy_at_end = busy;
-    if let Some(isolate) = &state.isolate {
+    // A held stop is made when the hold is released.
+    if let Some(isolate) = &state.isolate
+      && !state.stops_held
+    {
       isolate.terminate_execution();
     }
     drop(state);
     self.stopped.notify_one();
     true
+  }
+
+  /// Holds every stop until `release_stops`, while the isolate thread does what a termination
+  /// must not reach: deno_core loads a `node:` module inside V8's import callback, where one ends
+  /// the whole process (see `engine::modules`). `false`, holding nothing, once the run has ended.
+  pub fn hold_stops(&self) -> bool {
+    let mut state = self.state();
+    if !state.phase.is_running() {
+      return false;
+    }
+    state.stops_held = true;
+    true
+  }
+
+  /// Ends a hold; a stop that came during it is made now.
+  pub fn release_stops(&self) {
+    let mut state = self.state();
+    state.stops_held = false;
+    if state.ended_at.is_some()
+      && let Some(isolate) = &state.isolate
+    {
+      isolate.terminate_execution();
+    }
+  }
+
+  /// Whether stops are being held (see `hold_stops`).
+  pub fn stops_held(&self) -> bool {
+    self.state().stops_held
   }
 
   /// Whether the run has ended (or settled); read from the end flag, without the state's lock.
@@ -261,6 +296,13 @@ impl RunShared {
     state
       .try_borrow::<Arc<RunShared>>()
       .is_some_and(|run| run.is_finished())
+  }
+
+  /// Whether the run kept in an isolate's `OpState` holds its stops for a module being loaded.
+  pub fn stops_held_in(state: &OpState) -> bool {
+    state
+      .try_borrow::<Arc<RunShared>>()
+      .is_some_and(|run| run.stops_held())
   }
 
   /// How many UTF-16 units of a log entry to read (see `Ledger::entry_units_worth_reading`).
@@ -471,17 +513,24 @@ impl RunShared {
     if self.left.load(Ordering::SeqCst) {
       return false;
     }
-    let (ended_at, busy_at_end, isolate) = {
+    let (ended_at, busy_at_end, isolate, held) = {
       let state = self.state();
-      (state.ended_at, state.busy_at_end, state.isolate.clone())
+      (
+        state.ended_at,
+        state.busy_at_end,
+        state.isolate.clone(),
+        state.stops_held,
+      )
     };
     let Some(ended_at) = ended_at else {
       self.enforce_budgets();
       return true;
     };
     // Again: deno_core cancels a termination to build its error object, which can run a
-    // program's stack formatter after the ending was claimed.
-    if let Some(isolate) = isolate {
+    // program's stack formatter after the ending was claimed. A held stop waits for its release.
+    if let Some(isolate) = isolate
+      && !held
+    {
       isolate.terminate_execution();
     }
     let overdue = ended_at.elapsed();
@@ -578,6 +627,21 @@ mod tests {
     let sink = delivered.clone();
     let run = RunShared::new(limits(), Box::new(move |report| crate::lock(&sink).push(report)));
     (run, delivered)
+  }
+
+  #[test]
+  fn stops_are_held_only_while_the_run_runs_and_until_released() {
+    let (run, _) = run_with_deliveries();
+    assert!(run.hold_stops());
+    assert!(run.stops_held());
+    // A stop during the hold still ends the run at once: only the termination waits.
+    assert!(run.stop(Limit::Disposal));
+    assert!(run.is_finished());
+    run.release_stops();
+    assert!(!run.stops_held());
+    // Nothing more may be loaded once the run has ended.
+    assert!(!run.hold_stops());
+    assert!(!run.stops_held());
   }
 
   #[test]

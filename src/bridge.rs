@@ -9,7 +9,6 @@ use napi_derive::napi;
 
 use crate::engine::job::RunJob;
 use crate::limits::budgets::{Limit, Limits, heap_bytes};
-use crate::limits::call_wait;
 use crate::limits::run::{BindingDispatch, EndFlag, Report, RunShared, Usage};
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled};
 
@@ -225,11 +224,7 @@ impl NativeRun {
       request.max_output_bytes,
     );
     let deliver = Box::new(move |report: Report| {
-      call_wait::posting();
-      deferred.resolve(Box::new(move |_| {
-        call_wait::taken();
-        Ok(report.into())
-      }));
+      deferred.resolve(Box::new(move |_| Ok(report.into())));
     });
     let shared = RunShared::new(limits, deliver);
     *crate::lock(&self.shared) = Arc::downgrade(&shared);
@@ -241,20 +236,12 @@ impl NativeRun {
       let tsfn: DispatchFn = dispatch
         .build_threadsafe_function()
         .callee_handled::<false>()
-        .build_callback(|context| {
-          call_wait::taken();
-          Ok(context.value)
-        })?;
+        .build()?;
       Some(BindingDispatch::new(move |call, namespace, name, args_json| {
-        call_wait::posting();
-        let sent = tsfn.call(
+        tsfn.call(
           (call, namespace, name, args_json).into(),
           ThreadsafeFunctionCallMode::NonBlocking,
-        ) == Status::Ok;
-        if !sent {
-          call_wait::taken();
-        }
-        sent
+        ) == Status::Ok
       }))
     };
     let job = RunJob {
@@ -277,10 +264,6 @@ impl NativeRun {
   pub fn answer(&self, call: u32, tagged: String) {
     if let Some(shared) = crate::lock(&self.shared).upgrade() {
       shared.answer(call, tagged);
-      // Node's thread waits here a little for the run's next call (see `call_wait`).
-      if shared.calls_awaiting() == 0 && shared.next_call.worth_waiting() && !shared.is_finished() {
-        call_wait::wait_for_post(call_wait::MAX_WAIT);
-      }
     }
   }
 

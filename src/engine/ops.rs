@@ -229,7 +229,6 @@ pub async fn op_dsh_binding_call(
   }
   let (call, answer) = shared.wait_for_answer();
   let sent = Instant::now();
-  shared.next_call.called();
   if !dispatch.send(call, namespace, name, args_json) {
     shared.release_binding_call(argument_bytes);
     return Err(JsErrorBox::generic("the host is no longer taking binding calls"));

@@ -5,7 +5,6 @@ pub mod answer_wait;
 pub mod arena;
 pub mod blocking;
 pub mod budgets;
-pub mod call_wait;
 pub mod calls_in_flight;
 pub mod run;
 pub(crate) mod watchdog;

@@ -11,7 +11,6 @@ use tokio::sync::{Notify, oneshot};
 use crate::limits::answer_wait::AnswerWait;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::{Limit, Limits};
-use crate::limits::call_wait::NextCallWait;
 use crate::limits::calls_in_flight::CallsInFlight;
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use dsh_os::Thread;
@@ -185,7 +184,6 @@ pub struct RunShared {
   meter: Mutex<UsageMeter>,
   calls: Mutex<WaitingCalls>,
   pub answer_wait: AnswerWait,
-  pub next_call: NextCallWait,
   pub(crate) stopped: Notify,
   /// Hands the result to the caller; taken by whichever side delivers first.
   deliver: Mutex<Option<Deliver>>,
@@ -216,7 +214,6 @@ impl RunShared {
       meter: Mutex::new(UsageMeter::default()),
       calls: Mutex::new(WaitingCalls::default()),
       answer_wait: AnswerWait::default(),
-      next_call: NextCallWait::default(),
       stopped: Notify::new(),
       deliver: Mutex::new(Some(deliver)),
       thread: Mutex::new(None),
@@ -372,7 +369,6 @@ impl RunShared {
     let sender = crate::lock(&self.calls).waiting.remove(&call);
     if let Some(sender) = sender {
       let _ = sender.send(tagged);
-      self.next_call.answered();
       self.answer_wait.answered();
     }
   }

@@ -312,9 +312,7 @@ fn warm_up_compiler(js: &mut JsRuntime) {
 fn world_function(js: &mut JsRuntime, which: WorldFunction) -> Option<v8::Global<v8::Function>> {
   let context = js.main_context();
   v8::scope_with_context!(scope, js.v8_isolate(), context);
-  let global = scope.get_current_context().global(scope);
-  let key = which.key(scope);
-  let function: v8::Local<v8::Function> = global.get_private(scope, key)?.try_cast().ok()?;
+  let function = which.function(scope)?;
   Some(v8::Global::new(scope, function))
 }
 

@@ -103,12 +103,7 @@ impl ModuleLoader for NodeModules {
 /// already; `false` if that threw (a module evaluated on a nearly full stack, say).
 fn load_node_module(scope: &mut v8::PinScope, specifier: &str) -> bool {
   v8::tc_scope!(let scope, scope);
-  let global = scope.get_current_context().global(scope);
-  let key = WorldFunction::LoadNodeModule.key(scope);
-  let Some(load) = global
-    .get_private(scope, key)
-    .and_then(|load| load.try_cast::<v8::Function>().ok())
-  else {
+  let Some(load) = WorldFunction::LoadNodeModule.function(scope) else {
     return false;
   };
   let Some(specifier) = v8::String::new(scope, specifier) else {

@@ -47,6 +47,13 @@ impl WorldFunction {
     let name = v8::String::new(scope, name).expect("a short key");
     v8::Private::for_api(scope, Some(name))
   }
+
+  /// The function kept under this key in `scope`'s context, if the world kept it.
+  pub fn function<'s>(self, scope: &mut v8::PinScope<'s, '_>) -> Option<v8::Local<'s, v8::Function>> {
+    let global = scope.get_current_context().global(scope);
+    let key = self.key(scope);
+    global.get_private(scope, key)?.try_cast().ok()
+  }
 }
 
 /// What the ops of one run share, kept in its `OpState`.

@@ -189,12 +189,6 @@ fn over_heap_limit(isolate: &mut v8::Isolate) -> bool {
   statistics.used_heap_size() > statistics.heap_size_limit()
 }
 
-/// deno_web's `op_time_origin` while the snapshot is made: reads no clock, so that `setTimeOrigin`,
-/// called there to compile it into the snapshot, leaves the same bytes in every build (see
-/// `snapshot::create`). Every run calls it again, with deno_web's own op.
-#[op2(fast)]
-pub fn op_dsh_no_time_origin(#[buffer] _time: &mut [u8]) {}
-
 /// Whether `value` is a proxy: the array built-ins keep V8's own code only for real arrays, whose
 /// `length` a trap cannot change between our read and V8's.
 #[op2(fast)]

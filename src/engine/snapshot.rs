@@ -4,7 +4,7 @@
 //! seed), so it is made by a separate tool at build time (`src/bin/dsh-snapshot.rs`), never
 //! in the addon's process; the addon embeds the bytes.
 
-use deno_core::{Extension, JsRuntimeForSnapshot, RuntimeOptions, v8};
+use deno_core::{Extension, JsRuntimeForSnapshot, PollEventLoopOptions, RuntimeOptions, op2, v8};
 
 use crate::engine::buffers::BufferBudget;
 
@@ -18,7 +18,7 @@ pub fn create() -> Box<[u8]> {
   // (the native-object heap needs it), so deno_core does not add its own snapshot flags: they are
   // given here with ours.
   v8::V8::set_flags_from_string(&format!(
-    "{} --predictable-gc-schedule --predictable --random-seed=42",
+    "{} --predictable-gc-schedule --predictable --random-seed=42 --invocation-count-for-feedback-allocation=1000000",
     crate::engine::platform::V8_FLAGS
   ));
   deno_core::JsRuntime::init_platform(None);
@@ -27,13 +27,19 @@ pub fn create() -> Box<[u8]> {
   let event_loop = crate::engine::isolate::event_loop().expect("a tokio runtime");
   let _entered = event_loop.runtime.enter();
   let mut extensions = crate::engine::world::extensions(BufferBudget::new(usize::MAX));
-  read_no_clock(extensions.last_mut().expect("the world's own extension"));
+  stand_in_for_a_run(extensions.last_mut().expect("the world's own extension"));
   let mut js = JsRuntimeForSnapshot::new(RuntimeOptions {
     // The world's entry module runs here and keeps its `start` function on the global object.
     extensions,
     create_params: Some(v8::CreateParams::default().cpp_heap(crate::engine::isolate::cpp_heap())),
     ..Default::default()
   });
+  // The world's warm-up called a binding and set a timer: both end through deno_core's event
+  // loop, whose code is then compiled too.
+  event_loop
+    .runtime
+    .block_on(js.run_event_loop(PollEventLoopOptions::default()))
+    .expect("the world's warm-up settles");
   {
     let context = js.main_context();
     v8::scope_with_context!(scope, js.v8_isolate(), context);
@@ -43,21 +49,46 @@ pub fn create() -> Box<[u8]> {
   js.snapshot()
 }
 
-/// The world compiles `setTimeOrigin` into the snapshot by calling it (every run calls it first);
-/// while the snapshot is made, the op behind it reads no clock, which would otherwise be in the bytes.
-fn read_no_clock(world: &mut Extension) {
+/// While the snapshot is made there is no run: the world's warm-up (world.js), which compiles the
+/// code every run uses into the snapshot by calling it once, meets these stand-ins for the ops that
+/// belong to a run. They read no clock and keep nothing, so the snapshot's bytes stay the same.
+fn stand_in_for_a_run(world: &mut Extension) {
   let world_middleware = world.middleware_fn.take();
   world.middleware_fn = Some(Box::new(move |op| {
     let op = match &world_middleware {
       Some(middleware) => middleware(op),
       None => op,
     };
-    if op.name == "op_time_origin" {
-      op.with_implementation_from(&crate::engine::ops::op_dsh_no_time_origin())
-    } else {
-      op
+    match op.name {
+      "op_time_origin" => op.with_implementation_from(&op_dsh_no_time_origin()),
+      "op_dsh_log" => op.with_implementation_from(&op_dsh_no_log()),
+      "op_dsh_args_json" => op.with_implementation_from(&op_dsh_no_args_json()),
+      "op_dsh_binding_call" => op.with_implementation_from(&op_dsh_no_binding_call()),
+      _ => op,
     }
   }));
+}
+
+#[op2(fast)]
+fn op_dsh_no_time_origin(#[buffer] _time: &mut [u8]) {}
+
+#[op2(fast)]
+fn op_dsh_no_log(#[string] _text: &str) -> bool {
+  true
+}
+
+#[op2]
+#[string]
+fn op_dsh_no_args_json(_value: v8::Local<v8::Value>) -> Option<String> {
+  Some("null".to_owned())
+}
+
+/// Answers `null` after a turn of the event loop, as a host's answer comes.
+#[op2]
+#[string]
+async fn op_dsh_no_binding_call(_namespace: u32, _name: u32, #[string] _args_json: String) -> String {
+  tokio::task::yield_now().await;
+  "Vnull".to_owned()
 }
 
 /// deno_core hands its JavaScript three small ArrayBuffers over memory that its Rust state owns

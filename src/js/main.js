@@ -12,6 +12,8 @@ import * as web from 'ext:dsh/web.js';
 import * as world from 'ext:dsh/world.js';
 import { Buffer } from 'ext:dsh/buffer.js';
 import { lockdown } from 'ext:dsh/lockdown.js';
+// Last: it calls into all of the above (see warm_up.js).
+import 'ext:dsh/warm_up.js';
 
 const { op_dsh_keep_world, op_lazy_load_esm } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;

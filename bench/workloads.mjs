@@ -6,6 +6,17 @@ const ms = (start) => performance.now() - start
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const RETURN_1 = { program: 'return 1', bindings: [] }
+// What an agent's program typically does: one tool call, a filter and a map over its answer, a line
+// logged with an object in it, and a small result. Unlike `return 1`, it touches the world.
+const AGENT_PROGRAM = {
+  program: `const found = await tools.search({ q: 'billing' })
+const top = found.hits.filter((hit) => hit.score > 0.5).map((hit) => ({ id: hit.id, page: hit.url.split('/').pop() }))
+console.log('top hits:', top.length, top[0])
+return { count: top.length, ids: top.map((hit) => hit.id).join(',') }`,
+  bindings: tools({
+    search: async ({ q }) => ({ q, hits: Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, url: `https://docs.example.com/${q}/${i}`, score: i / 10 })) }),
+  }),
+}
 const ROWS = Array.from({ length: 20_000 }, (_, i) => ({ id: i, name: `row ${i}`, tags: ['a', 'b'], score: i / 3, ok: true }))
 
 /** One `return 1`, `gapMs` after the last round: how long the pool and its threads sat idle. */
@@ -99,6 +110,15 @@ export const WORKLOADS = [
       const start = performance.now()
       await Promise.all(Array.from({ length: 20 }, () => timed(runtime, RETURN_1)))
       return { value: ms(start) }
+    },
+  },
+  {
+    name: 'an agent program: a tool call, filter, map, a logged object (5 ms apart)',
+    unit: 'ms',
+    rounds: 60,
+    measure: async ({ runtime }) => {
+      await sleep(5)
+      return { value: await timed(runtime, AGENT_PROGRAM) }
     },
   },
   {

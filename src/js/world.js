@@ -303,9 +303,10 @@ export const start = (function start(program, namespacesJson, guarded) {
   }
 });
 
-// Nearly every run makes a binding namespace, calls a binding and logs, and many set a timer: done once here, while the
-// snapshot is made, so that this code is compiled into it rather than in each run. Here the ops of a
-// run are stand-ins that keep nothing (snapshot.rs), and the call's answer comes as a host's would.
+// Nearly every run makes a binding namespace, calls a binding and logs, and many set a timer: done
+// once here, while the snapshot is made, so that this code is compiled into it rather than in each
+// run. Here the ops of a run are stand-ins that keep nothing (snapshot.rs), and the call's answer
+// comes as a host's would.
 {
   for (const ErrorClass of [makeErrorClass('WarmError', 'member'), undefined]) {
     const makeError = errorMaker(ErrorClass);

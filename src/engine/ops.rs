@@ -189,6 +189,13 @@ fn over_heap_limit(isolate: &mut v8::Isolate) -> bool {
   statistics.used_heap_size() > statistics.heap_size_limit()
 }
 
+/// Whether the world is being built into the startup snapshot: never in a run's isolate. While the
+/// snapshot is made, a stand-in says yes (`snapshot::stand_in_for_a_run`), and the world warms up.
+#[op2(fast)]
+pub fn op_dsh_snapshotting() -> bool {
+  false
+}
+
 /// Whether `value` is a proxy: the array built-ins keep V8's own code only for real arrays, whose
 /// `length` a trap cannot change between our read and V8's.
 #[op2(fast)]

@@ -53,6 +53,7 @@ deno_core::extension!(
     listings::op_dsh_listing_kind,
     listings::op_dsh_proxied_long_length,
     ops::op_dsh_keep_world,
+    ops::op_dsh_snapshotting,
     ops::op_dsh_digest,
     ops::op_dsh_hmac,
     ops::op_dsh_blob_create_part,

@@ -11,6 +11,7 @@ import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
 const {
   op_dsh_log,
+  op_dsh_snapshotting,
   op_dsh_args_json,
   op_dsh_binding_call,
   op_dsh_settle_value,
@@ -304,10 +305,10 @@ export const start = (function start(program, namespacesJson, guarded) {
 });
 
 // Nearly every run makes a binding namespace, calls a binding and logs, and many set a timer: done
-// once here, while the snapshot is made, so that this code is compiled into it rather than in each
-// run. Here the ops of a run are stand-ins that keep nothing (snapshot.rs), and the call's answer
-// comes as a host's would.
-{
+// once while the snapshot is made, so that this code is compiled into it rather than in each run.
+// Then the ops of a run are stand-ins that keep nothing (snapshot.rs), and the call's answer comes as
+// a host's would. Only deno_core's own counters (promise and timer ids) move on, which no program sees.
+if (op_dsh_snapshotting()) {
   for (const ErrorClass of [makeErrorClass('WarmError', 'member'), undefined]) {
     const makeError = errorMaker(ErrorClass);
     makeBinding(0, 0, 'warm', 'call', makeError('call'))({});

@@ -172,6 +172,17 @@ mod tests {
   }
 
   #[test]
+  fn an_astral_pair_across_a_chunk_edge_is_kept_or_cut_whole() {
+    let mut units = vec![u16::from(b'a'); 31];
+    units.extend(utf16("😀"));
+    units.extend(vec![u16::from(b'a'); 40]);
+    // `""` and 31 plain units cost 33 bytes; the pair's 4 bytes fit only from 37 on.
+    for (budget, end) in [(33, 31), (36, 31), (37, 33), (40, 36)] {
+      assert_eq!(fitting_prefix(&units, budget), Some(end), "budget {budget}");
+    }
+  }
+
+  #[test]
   fn writes_what_json_stringify_writes() {
     let mut out = String::new();
     let mut units = utf16("a\"\\\u{1}\n😀");
@@ -215,11 +226,13 @@ mod properties {
     proptest::collection::vec(unit, 0..400)
   }
 
-  /// Runs of plain units up to several chunks long, between single units of any class.
+  /// Runs of plain units up to several chunks long, between single units of any class and astral
+  /// pairs, which then straddle a chunk's edge as often as not.
   fn plain_runs_utf16() -> impl Strategy<Value = Vec<u16>> {
     let piece = prop_oneof![
       3 => proptest::collection::vec(0x61u16..0x7b, 0..100),
-      1 => any_utf16().prop_map(|units| units.into_iter().take(1).collect()),
+      1 => (0u16..=0xFFFF).prop_map(|unit| vec![unit]),
+      1 => Just(vec![0xD83D, 0xDE00]),
     ];
     proptest::collection::vec(piece, 0..12).prop_map(|pieces| pieces.concat())
   }

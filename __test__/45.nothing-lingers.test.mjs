@@ -211,6 +211,43 @@ return out`, bindings: [] })
   assert.notEqual(await msUntilNoRunIsLeft(250), null)
 })
 
+test('a URL past 2 MiB, with its base or a value set into it, is refused before it is parsed; shorter ones parse as before', async () => {
+  const result = await runtime.run({ program: `const out = []
+const long = 'x:' + 'a'.repeat(2 ** 21 - 2)
+for (const f of [() => new URL(long).href.length, () => new URL(long + 'a'), () => URL.canParse('a'.repeat(3e6)),
+  () => URL.parse('a', 'http://h/' + 'x'.repeat(2 ** 21)), () => { const u = new URL('http://h/p'); u.search = 'q'.repeat(2 ** 21); return u.href },
+  () => { const u = new URL('http://h/'); u.searchParams.append('k', 'v'.repeat(2 ** 21)); return u.href.length },
+  () => new URL('HTTP://Ex.com:80/a/../b?x y#z').href, () => { const u = new URL('http://h:81/'); u.port = ''; return [u.port, u.host] },
+  () => URL.parse('../x', 'http://a/b/c').href, () => URL.canParse('not a url'), () => new URL('file:///tmp/x').pathname]) {
+  try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) }
+}
+return out`, bindings: [] })
+  const refused = (n) => `RangeError: a URL of ${n} characters is refused here: at most 2097152 are parsed, since parsing runs where no budget reaches`
+  assert.deepStrictEqual(result, { logs: [], value: [2 ** 21, refused(2 ** 21 + 1), refused(3e6), refused(2 ** 21 + 10),
+    // A setter leaves the URL as it was, as it does with a value it cannot use.
+    'http://h/p', refused(2 ** 21 + 11),
+    'http://ex.com/b?x%20y#z', ['', 'h'], 'http://a/x', false, '/tmp/x'] })
+})
+
+test('a query past 8 MiB is not serialised, and a loop serialising a long one leaves within 250 ms', async () => {
+  const result = await runtime.run({ program: `const out = []
+for (const f of [() => { const p = new URLSearchParams(); p.append('k', 'v'.repeat(2 ** 23)); return p.toString() },
+  () => { const p = new URLSearchParams(); p.append('k', 'v'.repeat(2 ** 23 - 1)); return p.toString().length },
+  () => new URLSearchParams({ 'a b': 'é&', c: '=' }).toString()]) {
+  try { out.push(f()) } catch (e) { out.push(e.name + ': ' + e.message) }
+}
+return out`, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: [
+    'RangeError: a query of 8388609 characters is refused here: at most 8388608 are serialised, since serialising runs where no budget reaches',
+    2 ** 23 + 1, 'a+b=%C3%A9%26&c=%3D'] })
+  // Before the bound: a query of 64 values of 4 MiB kept its thread 1 s past a 100 ms budget, at 795 MB.
+  const looped = await runtime.run({ program: `const p = new URLSearchParams()
+for (let i = 0; i < 64; i++) p.append('k' + i, 'v'.repeat(2 ** 22))
+for (;;) { try { p.toString() } catch {} }`, bindings: [] })
+  assert.deepStrictEqual(looped, { logs: [], error: { kind: 'timeout', message: 'compute budget exhausted (500ms busy)' } })
+  assert.notEqual(await msUntilNoRunIsLeft(250), null)
+})
+
 describe('Web Crypto work on its own thread', () => {
   const key = "const key = await crypto.subtle.importKey('raw', new Uint8Array(8), 'PBKDF2', false, ['deriveBits'])"
   const derive = "crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: new Uint8Array(8), iterations: 1_000_000 }, key, 160)"

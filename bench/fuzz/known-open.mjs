@@ -31,14 +31,6 @@ export const KNOWN_OPEN = [
     matches: ({ program }, problems) => /Object\.(keys|values|entries)\(v\)|return Object\.assign\(\{\}, v\)/.test(program)
       && problems.every((problem) => problem.includes('still running')),
   },
-  {
-    name: 'a native parse of a long text',
-    why: 'URL parses a text in one op of deno_web\'s that nothing interrupts: a 32 MB URL took 0.5 s, and '
-      + 'String of a 2^24-element typed array (its text) itself 0.3 s in V8\'s join; a stop that lands '
-      + 'inside one waits for it (seed 23; URLSearchParams refuses a query past 8 MiB since)',
-    matches: ({ program }, problems) => /new URL\(/.test(program) && /Uint8Array\(2 \*\* 24\)/.test(program)
-      && problems.every((problem) => problem.includes('still running')),
-  },
 ]
 
 /** The name of the known open finding that `fuzzCase` shows with `problems`, if any. */

@@ -20,6 +20,7 @@ mod sizing;
 pub mod snapshot;
 mod stack;
 mod structured_clone;
+mod url;
 mod world;
 
 pub(crate) use isolate::live_isolate_threads;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use deno_core::futures::FutureExt;
-use deno_core::{JsBuffer, JsRuntime, OpState, op2, v8};
+use deno_core::{JsRuntime, OpState, op2, v8};
 use deno_error::JsErrorBox;
 use deno_web::BlobStoreTrait;
 
@@ -282,85 +282,6 @@ mod tests {
     assert_eq!(
       refuse_if_too_large(large, 1 << 20),
       "E\"the binding's answer (2097154 bytes of JSON) does not fit the run's heap cap (maxOldGenerationSizeMb: 1 MB)\""
-    );
-  }
-}
-
-/// The most parameters a query may have here. deno_web's parser builds every pair in Rust and then
-/// in the heap in one op that nothing interrupts: `new URLSearchParams('a=1&'.repeat(5e6))` kept a
-/// core busy 3.5 s after its run had ended, at 927 MB.
-pub const MAX_SEARCH_PARAMS: usize = 1 << 16;
-
-/// The longest query parsed here, in bytes: one parameter of 32 MB took 0.26-0.33 s in that op, and
-/// 8 MB 73 ms (fuzzer's seed 23).
-pub const MAX_SEARCH_BYTES: usize = 1 << 23;
-
-/// Parses `application/x-www-form-urlencoded` text as deno_web's op does, refusing a query of more
-/// than `MAX_SEARCH_BYTES` bytes or `MAX_SEARCH_PARAMS` parameters before any is built.
-#[op2]
-pub fn op_dsh_url_parse_search_params(
-  #[string] text: Option<String>,
-  #[buffer] bytes: Option<JsBuffer>,
-) -> Result<Vec<(String, String)>, JsErrorBox> {
-  let input: &[u8] = match (&text, &bytes) {
-    (Some(text), None) => text.as_bytes(),
-    (None, Some(bytes)) => bytes,
-    _ => return Err(JsErrorBox::type_error("invalid parameters")),
-  };
-  parse_search_params(input).map_err(JsErrorBox::range_error)
-}
-
-fn parse_search_params(input: &[u8]) -> Result<Vec<(String, String)>, String> {
-  if input.len() > MAX_SEARCH_BYTES {
-    return Err(format!(
-      "a query of {} bytes is refused here: at most {MAX_SEARCH_BYTES} are parsed, since parsing runs where no budget reaches",
-      input.len()
-    ));
-  }
-  let parameters = input.iter().filter(|&&byte| byte == b'&').count() + 1;
-  if parameters > MAX_SEARCH_PARAMS {
-    return Err(format!(
-      "a query of {parameters} parameters is refused here: at most {MAX_SEARCH_PARAMS} are parsed, since parsing runs where no budget reaches"
-    ));
-  }
-  Ok(
-    form_urlencoded::parse(input)
-      .map(|(key, value)| (key.into_owned(), value.into_owned()))
-      .collect(),
-  )
-}
-
-#[cfg(test)]
-mod search_params_tests {
-  use super::{MAX_SEARCH_BYTES, MAX_SEARCH_PARAMS, parse_search_params};
-
-  #[test]
-  fn queries_parse_as_form_urlencoded_up_to_the_bound() {
-    assert_eq!(
-      parse_search_params(b"a=1&b=%20x+y&c").unwrap(),
-      [("a", "1"), ("b", " x y"), ("c", "")].map(|(k, v)| (k.to_owned(), v.to_owned()))
-    );
-    let at_bound = "a=1&".repeat(MAX_SEARCH_PARAMS - 1) + "a=1";
-    assert_eq!(
-      parse_search_params(at_bound.as_bytes()).unwrap().len(),
-      MAX_SEARCH_PARAMS
-    );
-    let past = "a=1&".repeat(MAX_SEARCH_PARAMS);
-    assert_eq!(
-      parse_search_params(past.as_bytes()),
-      Err("a query of 65537 parameters is refused here: at most 65536 are parsed, since parsing runs where no budget reaches".to_owned())
-    );
-  }
-
-  #[test]
-  fn a_query_longer_than_the_byte_bound_is_refused_whatever_its_parameters() {
-    let at_bound = format!("a={}", "x".repeat(MAX_SEARCH_BYTES - 2));
-    let parsed = parse_search_params(at_bound.as_bytes()).unwrap();
-    assert_eq!((parsed.len(), parsed[0].1.len()), (1, MAX_SEARCH_BYTES - 2));
-    let past = format!("{at_bound}x");
-    assert_eq!(
-      parse_search_params(past.as_bytes()),
-      Err("a query of 8388609 bytes is refused here: at most 8388608 are parsed, since parsing runs where no budget reaches".to_owned())
     );
   }
 }

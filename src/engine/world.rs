@@ -8,7 +8,7 @@ use deno_core::{Extension, ExtensionFileSource};
 
 use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::BufferBudget;
-use crate::engine::{listings, ops, structured_clone};
+use crate::engine::{listings, ops, structured_clone, url};
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
@@ -60,7 +60,6 @@ deno_core::extension!(
     ops::op_dsh_blob_slice_part,
     ops::op_dsh_blob_part_size,
     ops::op_dsh_blob_read_part_into,
-    ops::op_dsh_url_parse_search_params,
     structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
@@ -69,7 +68,12 @@ deno_core::extension!(
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),
     "op_blob_slice_part" => op.with_implementation_from(&ops::op_dsh_blob_slice_part()),
-    "op_url_parse_search_params" => op.with_implementation_from(&ops::op_dsh_url_parse_search_params()),
+    "op_url_parse" => op.with_implementation_from(&url::op_dsh_url_parse()),
+    "op_url_parse_with_base" => op.with_implementation_from(&url::op_dsh_url_parse_with_base()),
+    "op_url_reparse" => op.with_implementation_from(&url::op_dsh_url_reparse()),
+    "op_url_get_serialization" => op.with_implementation_from(&url::op_dsh_url_get_serialization()),
+    "op_url_parse_search_params" => op.with_implementation_from(&url::op_dsh_url_parse_search_params()),
+    "op_url_stringify_search_params" => op.with_implementation_from(&url::op_dsh_url_stringify_search_params()),
     "op_encode" => op.with_implementation_from(&ops::op_dsh_encode()),
     "op_structured_clone" => op.with_implementation_from(&structured_clone::op_dsh_structured_clone()),
     name if is_refused_op(name) => op.disable(),

@@ -415,7 +415,11 @@ impl RunShared {
 
   /// The result the caller receives, and its cost; the ledger is spent by it.
   fn settle(&self) -> Report {
+    // A thread still inside the run (the watchdog delivers for it) has not yet kept its busy time:
+    // what the run cost is its busy time when it ended.
+    let still_inside = crate::lock(&self.clock).is_some();
     let mut state = self.state();
+    let busy_at_end = state.busy_at_end;
     let ledger = std::mem::replace(&mut state.ledger, Ledger::new(0));
     let ending = match std::mem::replace(&mut state.phase, Phase::Settled) {
       Phase::Ended(ending) => ending,
@@ -434,7 +438,12 @@ impl RunShared {
     if let Some(since) = meter.waiting_since.take() {
       meter.usage.binding_wait += since.elapsed();
     }
+    let busy = match busy_at_end {
+      Some(busy) if still_inside => busy,
+      _ => meter.usage.busy,
+    };
     let usage = Usage {
+      busy,
       wall: self.started.elapsed(),
       output_bytes: settled.output_bytes(),
       ..meter.usage
@@ -697,6 +706,24 @@ mod tests {
     );
     run.leave();
     assert!(!run.watch());
+  }
+
+  #[test]
+  fn a_run_the_watchdog_delivers_for_its_thread_costs_its_busy_time_at_the_ending() {
+    let (run, delivered) = run_with_deliveries();
+    run.bind_clock_to_current_thread(crate::limits::blocking::BlockingThreads::default());
+    let worked = Duration::from_millis(30);
+    while run.busy_time().is_some_and(|busy| busy < worked) {
+      std::hint::spin_loop();
+    }
+    assert!(run.stop(Limit::Disposal));
+    let after_the_ending = run.busy_time().expect("the thread's clock");
+    // The thread stays inside the run, as one inside a long op does.
+    std::thread::sleep(DELIVERY_GRACE);
+    assert!(run.watch());
+    let busy = crate::lock(&delivered)[0].usage.busy;
+    assert!(busy >= worked && busy <= after_the_ending, "{busy:?}");
+    run.leave();
   }
 
   #[test]

@@ -55,6 +55,16 @@ describe('TypeScript', () => {
     const later = await run('await null\n  ;(() => { throw new RangeError("later") })()')
     assert.deepStrictEqual(later, exception('RangeError: later\n    at <anonymous>:2:19\n    at <anonymous>:2:45'))
   })
+
+  test('a stack is made of the error\'s own name and message, whatever their length or surrogates', async () => {
+    const long = await run(`const e = new Error('a'.repeat(2 ** 24) + 'z'); const s = e.stack
+return [s.length, s.slice(0, 8), s.slice(2 ** 24 + 6)]`)
+    assert.deepStrictEqual(long.value, [2 ** 24 + 32, 'Error: a', 'az\n    at <anonymous>:1:11'])
+    const named = await run(`class Odd extends Error {}; Odd.prototype.name = '\\ud800'
+return [new Odd('m\\udc00').stack.split('\\n')[0], Object.assign(new Error('x'), { name: '' }).stack.split('\\n')[0],
+  Object.assign(new Error(''), { name: 'N' }).stack.split('\\n')[0]]`)
+    assert.deepStrictEqual(named.value, ['\ud800: m\udc00', 'x', 'N'])
+  })
 })
 
 describe('the program\'s world', () => {

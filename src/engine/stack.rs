@@ -33,33 +33,43 @@ fn is_internal<'s>(scope: &mut v8::PinScope<'s, '_>, site: v8::Local<'s, v8::Obj
     })
 }
 
+/// `left` then `right`, as V8 joins strings: a long part is referred to, not copied. `None` past
+/// V8's longest string.
+fn join<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  left: v8::Local<'s, v8::String>,
+  right: &str,
+) -> Option<v8::Local<'s, v8::String>> {
+  let right = v8::String::new(scope, right)?;
+  v8::String::concat(scope, left, right)
+}
+
 /// `Name: message`, as `Error.prototype.toString` would read it at the time the stack is built.
-fn header<'s>(scope: &mut v8::PinScope<'s, '_>, error: v8::Local<'s, v8::Value>) -> Vec<u16> {
+/// Made of the error's own strings: a message of hundreds of megabytes is not copied.
+fn header<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  error: v8::Local<'s, v8::Value>,
+) -> Option<v8::Local<'s, v8::String>> {
   let Ok(object) = error.try_cast::<v8::Object>() else {
-    return error
-      .to_string(scope)
-      .map(|text| read_utf16(scope, text))
-      .unwrap_or_default();
+    return Some(error.to_string(scope).unwrap_or_else(|| v8::String::empty(scope)));
   };
   let read = |key: &str, fallback: &str| {
     let key = v8::String::new(scope, key).expect("short key");
     match object.get(scope, key.into()) {
-      Some(value) if !value.is_undefined() => value
-        .to_string(scope)
-        .map(|text| read_utf16(scope, text))
-        .unwrap_or_default(),
-      _ => fallback.encode_utf16().collect(),
+      Some(value) if !value.is_undefined() => {
+        value.to_string(scope).unwrap_or_else(|| v8::String::empty(scope))
+      }
+      _ => v8::String::new(scope, fallback).expect("short text"),
     }
   };
-  let mut name = read("name", "Error");
+  let name = read("name", "Error");
   let message = read("message", "");
-  match (name.is_empty(), message.is_empty()) {
-    (true, _) => message,
-    (_, true) => name,
+  match (name.length(), message.length()) {
+    (0, _) => Some(message),
+    (_, 0) => Some(name),
     _ => {
-      name.extend(": ".encode_utf16());
-      name.extend(message);
-      name
+      let name = join(scope, name, ": ")?;
+      v8::String::concat(scope, name, message)
     }
   }
 }
@@ -136,8 +146,8 @@ fn own_column<'s>(
   scope: &mut v8::PinScope<'s, '_>,
   site: v8::Local<'s, v8::Object>,
   shifts: &ColumnShifts,
-  frame: &mut Vec<u16>,
-) {
+  frame: v8::Local<'s, v8::String>,
+) -> v8::Local<'s, v8::String> {
   let number = |scope: &mut v8::PinScope<'s, '_>, method| {
     call_method(scope, site, method, &[]).and_then(|value| value.uint32_value(scope))
   };
@@ -145,17 +155,19 @@ fn own_column<'s>(
     .and_then(|name| name.try_cast::<v8::String>().ok())
     .is_some_and(|name| name.length() == 0);
   let (Some(line), Some(column)) = (number(scope, "getLineNumber"), number(scope, "getColumnNumber")) else {
-    return;
+    return frame;
   };
   let own = shifts.original_column(line, column);
   if !in_program || own == column {
-    return;
+    return frame;
   }
+  let mut text = read_utf16(scope, frame);
   let written: Vec<u16> = format!(":{line}:{column}").encode_utf16().collect();
-  let Some(at) = frame.windows(written.len()).rposition(|window| window == written) else {
-    return;
+  let Some(at) = text.windows(written.len()).rposition(|window| window == written) else {
+    return frame;
   };
-  frame.splice(at..at + written.len(), format!(":{line}:{own}").encode_utf16());
+  text.splice(at..at + written.len(), format!(":{line}:{own}").encode_utf16());
+  v8::String::new_from_two_byte(scope, &text, v8::NewStringType::Normal).unwrap_or(frame)
 }
 
 /// V8's prepare-stack-trace hook: drops our frames, then defers to a program's own
@@ -206,24 +218,23 @@ pub fn prepare_stack_trace<'s>(
     }
     return v8::undefined(scope).into();
   }
-  let mut text = header(scope, error);
   // Shared, not taken: V8 can build a stack while an op holds the state (an op's own error).
   let shifts = JsRuntime::op_state_from(scope)
     .try_borrow()
     .ok()
     .and_then(|state| state.try_borrow::<Rc<ColumnShifts>>().cloned());
+  let mut text = header(scope, error);
   for site in kept {
     if let Some(frame) = call_method(scope, site, "toString", &[]).and_then(|frame| frame.to_string(scope)) {
-      text.extend("\n    at ".encode_utf16());
-      let mut frame = read_utf16(scope, frame);
-      if let Some(shifts) = &shifts {
-        own_column(scope, site, shifts, &mut frame);
-      }
-      text.extend(frame);
+      let frame = match &shifts {
+        Some(shifts) => own_column(scope, site, shifts, frame),
+        None => frame,
+      };
+      text = text
+        .and_then(|text| join(scope, text, "\n    at "))
+        .and_then(|text| v8::String::concat(scope, text, frame));
     }
   }
   scope.reset();
-  v8::String::new_from_two_byte(scope, &text, v8::NewStringType::Normal)
-    .map(Into::into)
-    .unwrap_or_else(|| v8::undefined(scope).into())
+  text.map_or_else(|| v8::undefined(scope).into(), Into::into)
 }

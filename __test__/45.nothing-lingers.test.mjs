@@ -64,6 +64,13 @@ const ONE_STEP = {
   'TextEncoder encodeInto of 2^28 characters': ["const s = 'a'.repeat(2 ** 28); const b = new Uint8Array(2 ** 28); const e = new TextEncoder()", 'e.encodeInto(s, b)'],
   'TextEncoder encode of 2^28 characters': ["const s = 'a'.repeat(2 ** 28); const e = new TextEncoder()", 'e.encode(s)'],
   'structuredClone of a string of 2^28 characters': ["const s = 'a'.repeat(2 ** 28)", 'structuredClone(s)'],
+  // V8's search is quadratic on a periodic needle: 2^17 characters took 8 s, 2^20 would take hours.
+  ...Object.fromEntries(['e.indexOf(n)', 'e.lastIndexOf(n)', 'e.includes(n)', 'e.split(n)', "e.replace(n, '')", "e.replaceAll(n, '')"].map((call) => [
+    `a search for a periodic needle of 2^17 characters (${call})`,
+    ["const e = 'a'.repeat(2 ** 17 - 2) + 'xyz' + 'a'.repeat(2 ** 17), n = 'a'.repeat(2 ** 17 + 1)", call],
+  ])),
+  'normalize of 2^24 - 2 characters': ["const s = 'e\\u0301'.repeat(2 ** 23 - 1)", "s.normalize('NFC')"],
+  'reverse of a typed array of 256 MB': ['const t = new Uint8Array(2 ** 28)', 't.reverse()'],
 }
 for (const [name, [prepare, call]] of Object.entries(ONE_STEP)) {
   test(`${name}, started as the budget ends, leaves within 250 ms`, async () => {
@@ -299,6 +306,48 @@ return out`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [
     4194320, 4194313, true, 'aa€bbb', true, true, 2097156, 0x1f600, 'TypeError', '€', 4194305, '€',
     { read: 4194306, written: 4194308 }, 240, 122, 0, { read: 4194303, written: 4194303 }, 4194308, '239,191,189'] })
+})
+
+test('searches, normalisation and reversal over long values, done in pieces, give Node\'s results', async () => {
+  const program = `const L = 2 ** 20
+const out = []
+const t = 'ab'.repeat(L) + 'needle' + 'ab'.repeat(L) + 'needle' + 'x'
+out.push(t.indexOf('needle'), t.indexOf('needle', 2 * L + 1), t.indexOf('needle', -5), t.indexOf('nope'), t.indexOf('', 10), t.indexOf('', 1e12), t.indexOf('x', Infinity))
+out.push(t.lastIndexOf('needle'), t.lastIndexOf('needle', 4 * L + 5), t.lastIndexOf('needle', 2 * L - 1), t.lastIndexOf('ab', 0), t.lastIndexOf(''), t.lastIndexOf('', 5), t.lastIndexOf('needle', NaN), t.lastIndexOf('needle', -Infinity))
+out.push(t.includes('needle'), t.includes('needle', 4 * L + 7), t.includes('x', t.length - 1), t.includes('ba' + 'n'))
+const e = 'a'.repeat(L - 2) + 'xyz' + 'a'.repeat(L)
+out.push(e.indexOf('xyz'), e.lastIndexOf('xyz'), e.includes('axyza'), e.indexOf('a'.repeat(L / 2 + 1)))
+try { t.includes(/a/) } catch (err) { out.push(err.name) }
+out.push(String.prototype.indexOf.call(123456, 4), String.prototype.includes.call({ toString() { return 'zz' } }, 'z'))
+const K = 2 ** 17
+const f = 'a'.repeat(K) + 'b' + 'a'.repeat(K)
+const m = 'a'.repeat(K / 2) + 'b' + 'a'.repeat(40)
+out.push(f.indexOf(m), f.lastIndexOf(m), f.indexOf(m, K / 2 + 1), f.lastIndexOf(m, K / 2 - 1), f.split(m).map((p) => p.length),
+  f.replace(m, '<$&>').length, f.replace(m, (x, p) => String(p)).slice(K / 2 - 2, K / 2 + 8))
+const r = ('ab'.repeat(20) + 'c').repeat(2 ** 14)
+const nn = 'ab'.repeat(20) + 'c' + 'ab'.repeat(20)
+out.push(r.indexOf(nn), r.lastIndexOf(nn), r.split(nn).length, r.replaceAll(nn, '').length, r.replace(nn, '$$').slice(0, 3), r.lastIndexOf(nn, 100), r.indexOf(nn, r.length - 50))
+const unit = 'e\\u0301\\u0101 ' + 'A\\u030a\\u212b\\uac00\\u1161'.repeat(3)
+const text = unit.repeat(2 ** 17)
+for (const form of ['NFC', 'NFD', 'NFKC', 'NFKD']) out.push(text.normalize(form) === unit.normalize(form).repeat(2 ** 17))
+try { text.normalize('bad') } catch (err) { out.push(err.name) }
+const u = new Uint16Array(5 * 2 ** 20 + 3).map((_, i) => i & 0xffff)
+u.reverse()
+out.push(u[0], u[1], u[u.length - 1], u[2 ** 20], u[2 * 2 ** 20 + 1])
+const d = new Float64Array(new ArrayBuffer(8 * (2 ** 23 + 10)), 16, 2 ** 23 + 7).map((_, i) => i)
+out.push(d.reverse() === d, d[0], d[d.length - 1], d[3 * 2 ** 20])
+return out`
+  const { runtime: patient, dispose: disposePatient } = await setup({ computeMs: 20_000 })
+  const result = await patient.run({ program, bindings: [] })
+  await disposePatient()
+  // Node 24's own results for this program.
+  assert.deepStrictEqual(result, { logs: [], value: [
+    2097152, 4194310, 2097152, -1, 10, 4194317, -1, 4194310, 2097152, -1, 0, 4194317, 5, 4194310, -1, true, false, true, false,
+    1048574, 1048574, true, 0, 'TypeError', 3, true,
+    65536, 65536, -1, -1, [65536, 131032], 262147, 'aa65536aaa',
+    0, 671662, 8193, 8192, '$ca', 82, -1,
+    true, true, true, true, 'RangeError',
+    2, 1, 0, 2, 1, true, 8388614, 0, 5242886] })
 })
 
 test('a primitive is its own structured clone, and a symbol is still refused', async () => {

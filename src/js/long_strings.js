@@ -8,7 +8,15 @@
 // 2^20 characters keep V8's code; longer ones run the specification's algorithm here, one `exec`
 // or `indexOf` per match, which the budgets stop like any loop of the program's, while the heap
 // cap counts what the loop has built.
+//
+// A search (`indexOf`, `lastIndexOf`, `includes`, and those of `split` and `replaceAll`) is one step
+// of V8's too, and on a periodic needle a quadratic one: `'a'.repeat(2 ** 17)` looked for in a text of
+// its length with one other character took 8 s. A search whose worst case passes 2^24 comparisons,
+// with a needle of 32 characters or more, runs Knuth-Morris-Pratt here, linear and stopped by the
+// budgets; other texts longer than 2^20 characters are searched by V8 a window of 2^20 start
+// positions at a time.
 
+import { primordials } from 'ext:core/mod.js';
 import { LONG_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
@@ -25,6 +33,10 @@ const ReflectApply = Reflect.apply;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIncludes = String.prototype.includes;
 const StringPrototypeIndexOf = String.prototype.indexOf;
+const StringPrototypeLastIndexOf = String.prototype.lastIndexOf;
+const StringPrototypeReplace = String.prototype.replace;
+const Uint16ArrayCtor = Uint16Array;
+const Int32ArrayCtor = Int32Array;
 const StringPrototypeReplaceAll = String.prototype.replaceAll;
 const StringPrototypeSplit = String.prototype.split;
 const SymbolMatch = Symbol.match;
@@ -42,7 +54,80 @@ const SymbolSpecies = Symbol.species;
 const NO_CAPTURES = { __proto__: null, length: 0 };
 
 const slice = (text, start, end) => ReflectApply(StringPrototypeSlice, text, end === undefined ? [start] : [start, end]);
-const indexOf = (text, search, from) => ReflectApply(StringPrototypeIndexOf, text, [search, from]);
+const SEARCH_WINDOW = LONG_LENGTH;
+
+const QUADRATIC_WORK = 2 ** 24;
+const QUADRATIC_NEEDLE = 32;
+/** Whether V8's search for a needle this long, over this much text, may take seconds. */
+const quadraticRisk = (textLength, needleLength) => needleLength >= QUADRATIC_NEEDLE && textLength * needleLength > QUADRATIC_WORK;
+
+/** The needle's code units, last first if `reversed`, and its prefix function. */
+function kmpNeedle(search, reversed) {
+  const m = search.length;
+  const units = new Uint16ArrayCtor(m);
+  for (let i = 0; i < m; i++) units[i] = codeAt(search, reversed ? m - 1 - i : i);
+  const table = new Int32ArrayCtor(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && units[k] !== units[i]) k = table[k - 1];
+    if (units[k] === units[i]) k++;
+    table[i] = k;
+  }
+  return { units, table };
+}
+
+function kmpForward(text, search, from) {
+  const { units, table } = kmpNeedle(search, false);
+  const m = search.length;
+  for (let i = from, k = 0; i < text.length; i++) {
+    const unit = codeAt(text, i);
+    while (k > 0 && units[k] !== unit) k = table[k - 1];
+    if (units[k] === unit && ++k === m) return i - m + 1;
+  }
+  return -1;
+}
+
+/** The needle read backwards, over the text read backwards from the last place a match may end. */
+function kmpBackward(text, search, from) {
+  const { units, table } = kmpNeedle(search, true);
+  const m = search.length;
+  for (let i = MathMin(from + m, text.length) - 1, k = 0; i >= 0; i--) {
+    const unit = codeAt(text, i);
+    while (k > 0 && units[k] !== unit) k = table[k - 1];
+    if (units[k] === unit && ++k === m) return i;
+  }
+  return -1;
+}
+
+/** The first match of `search` in `text` at or after `from` (in `[0, text.length]`), a window at a time. */
+function searchForward(text, search, from) {
+  if (search.length === 0) return from;
+  if (quadraticRisk(text.length - from, search.length)) return kmpForward(text, search, from);
+  const last = text.length - search.length;
+  for (let at = from; at <= last; at += SEARCH_WINDOW) {
+    const window = slice(text, at, MathMin(text.length, at + SEARCH_WINDOW + search.length - 1));
+    const found = ReflectApply(StringPrototypeIndexOf, window, [search]);
+    if (found !== -1) return at + found;
+  }
+  return -1;
+}
+
+/** The last match of `search` in `text` at or before `from` (in `[0, text.length]`), a window at a time. */
+function searchBackward(text, search, from) {
+  if (quadraticRisk(MathMin(from + search.length, text.length), search.length)) return kmpBackward(text, search, from);
+  let end = MathMin(from, text.length - search.length);
+  while (end >= 0) {
+    const start = MathMax(0, end - SEARCH_WINDOW + 1);
+    const found = ReflectApply(StringPrototypeLastIndexOf, slice(text, start, end + search.length), [search]);
+    if (found !== -1) return start + found;
+    end = start - 1;
+  }
+  return -1;
+}
+
+/** `text.indexOf(search, from)` for a string `search` and an integer `from`. */
+const indexOf = (text, search, from) => text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length)
+  ? ReflectApply(StringPrototypeIndexOf, text, [search, from])
+  : searchForward(text, search, MathMin(MathMax(from, 0), text.length));
 const codeAt = (text, index) => ReflectApply(StringPrototypeCharCodeAt, text, [index]);
 
 function isDigit(unit) {
@@ -390,7 +475,7 @@ install(String.prototype, 'split', {
     const text = toStringStrict(this);
     const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
     const pattern = toStringStrict(separator);
-    if (text.length <= LONG_LENGTH) {
+    if (text.length <= LONG_LENGTH && !quadraticRisk(text.length, pattern.length)) {
       return ReflectApply(StringPrototypeSplit, text, [separator === undefined ? undefined : pattern, lim]);
     }
     const parts = newList();
@@ -402,6 +487,75 @@ install(String.prototype, 'split', {
     return splitByString(text, pattern, lim);
   },
 }.split, StringPrototypeSplit);
+
+// V8's own methods, called as functions of their receiver: in a program's hot loop, each call through
+// a wrapper costs less so than through Reflect.apply.
+const { StringPrototypeIndexOf: nativeIndexOf, StringPrototypeIncludes: nativeIncludes, StringPrototypeLastIndexOf: nativeLastIndexOf } = primordials;
+
+/** Whether V8's own search may take `text` and `search` as they are: both strings, and quick. */
+const nativeSearch = (text, search) => typeof text === 'string' && typeof search === 'string'
+  && text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length);
+
+install(String.prototype, 'indexOf', {
+  indexOf(searchString, position) {
+    if (nativeSearch(this, searchString)) return nativeIndexOf(this, searchString, position);
+    if (this === null || this === undefined) return ReflectApply(StringPrototypeIndexOf, this, [searchString, position]);
+    const text = toStringStrict(this);
+    const search = toStringStrict(searchString);
+    return indexOf(text, search, toIntegerOrInfinity(position));
+  },
+}.indexOf, StringPrototypeIndexOf);
+
+install(String.prototype, 'includes', {
+  includes(searchString, position) {
+    // A regexp is refused by V8's code, which asks any object whether it is one.
+    if (nativeSearch(this, searchString) || this === null || this === undefined || isObject(searchString)) {
+      return nativeIncludes(this, searchString, position);
+    }
+    const text = toStringStrict(this);
+    const search = toStringStrict(searchString);
+    return indexOf(text, search, toIntegerOrInfinity(position)) !== -1;
+  },
+}.includes, StringPrototypeIncludes);
+
+install(String.prototype, 'lastIndexOf', {
+  lastIndexOf(searchString, position) {
+    if (nativeSearch(this, searchString) || this === null || this === undefined) {
+      return nativeLastIndexOf(this, searchString, position);
+    }
+    const text = toStringStrict(this);
+    const search = toStringStrict(searchString);
+    const number = +position;
+    const from = number !== number ? text.length : toIntegerOrInfinity(number);
+    if (!nativeSearch(text, search)) return searchBackward(text, search, MathMin(MathMax(from, 0), text.length));
+    return ReflectApply(StringPrototypeLastIndexOf, text, [search, from]);
+  },
+}.lastIndexOf, StringPrototypeLastIndexOf);
+
+install(String.prototype, 'replace', {
+  replace(searchValue, replaceValue) {
+    if (this === null || this === undefined || isObject(searchValue)) return ReflectApply(StringPrototypeReplace, this, arguments);
+    if (searchValue !== undefined && searchValue !== null) {
+      const replacer = searchValue[SymbolReplace];
+      if (replacer !== undefined && replacer !== null) {
+        return typeof replacer === 'function'
+          ? ReflectApply(replacer, searchValue, [this, replaceValue])
+          : ReflectApply(StringPrototypeReplace, this, arguments);
+      }
+    }
+    const text = toStringStrict(this);
+    const search = toStringStrict(searchValue);
+    if (nativeSearch(text, search)) return ReflectApply(StringPrototypeReplace, text, [search, replaceValue]);
+    const functional = typeof replaceValue === 'function';
+    if (!functional) replaceValue = toStringStrict(replaceValue);
+    const position = indexOf(text, search, 0);
+    if (position === -1) return text;
+    const replacement = functional
+      ? toStringStrict(ReflectApply(replaceValue, undefined, [search, position, text]))
+      : getSubstitution(search, text, position, NO_CAPTURES, undefined, replaceValue);
+    return slice(text, 0, position) + replacement + slice(text, position + search.length);
+  },
+}.replace, StringPrototypeReplace);
 
 install(String.prototype, 'replaceAll', {
   replaceAll(searchValue, replaceValue) {
@@ -418,7 +572,9 @@ install(String.prototype, 'replaceAll', {
     }
     const text = toStringStrict(this);
     const search = toStringStrict(searchValue);
-    if (text.length <= LONG_LENGTH) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
+    if (text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length)) {
+      return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
+    }
     return replaceAllOfString(text, search, replaceValue);
   },
 }.replaceAll, StringPrototypeReplaceAll);

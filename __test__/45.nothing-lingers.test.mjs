@@ -71,6 +71,7 @@ const ONE_STEP = {
   ])),
   'normalize of 2^24 - 2 characters': ["const s = 'e\\u0301'.repeat(2 ** 23 - 1)", "s.normalize('NFC')"],
   'reverse of a typed array of 256 MB': ['const t = new Uint8Array(2 ** 28)', 't.reverse()'],
+  'atob of 256 MB': ["const s = 'QUJD'.repeat(2 ** 26)", 'atob(s)'],
 }
 for (const [name, [prepare, call]] of Object.entries(ONE_STEP)) {
   test(`${name}, started as the budget ends, leaves within 250 ms`, async () => {
@@ -348,6 +349,21 @@ return out`
     0, 671662, 8193, 8192, '$ca', 82, -1,
     true, true, true, true, 'RangeError',
     2, 1, 0, 2, 1, true, 8388614, 0, 5242886] })
+})
+
+test('atob of a text past a slice (4 MiB) decodes, and fails, as in Node', async () => {
+  const program = `const S = 2 ** 22
+const cycle = Array.from({ length: 256 }, (_, i) => String.fromCharCode(i * 7 & 255)).join('')
+const bin = cycle.repeat(S / 256) + cycle.slice(0, 5)
+const b = btoa(bin)
+const out = [b.length, atob(b) === bin, atob(b.slice(0, -1) + '=').length]
+for (const bad of [b.slice(0, S) + '=' + b.slice(S + 1), b + 'A', b.slice(0, 5) + ' ' + b.slice(5), b.slice(0, S) + '*' + b.slice(S + 1)]) {
+  try { out.push(atob(bad).length) } catch (e) { out.push(e.name) }
+}
+return out`
+  // Node 24's own results for this program.
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [
+    5592412, true, 4194308, 'InvalidCharacterError', 'InvalidCharacterError', 4194309, 'InvalidCharacterError'] })
 })
 
 test('a primitive is its own structured clone, and a symbol is still refused', async () => {

@@ -461,7 +461,7 @@ install(RegExp.prototype, SymbolSplit, {
   },
 }[SymbolSplit], RegExpPrototypeSplit);
 
-install(String.prototype, 'split', {
+const splitMethod = {
   split(separator, limit) {
     if (this === null || this === undefined || isObject(separator)) return ReflectApply(StringPrototypeSplit, this, arguments);
     if (separator !== undefined && separator !== null) {
@@ -486,7 +486,12 @@ install(String.prototype, 'split', {
     }
     return splitByString(text, pattern, lim);
   },
-}.split, StringPrototypeSplit);
+}.split;
+install(String.prototype, 'split', splitMethod, StringPrototypeSplit);
+
+/** `String.prototype.split` as installed here, for the world's own modules: V8's own splits a long
+ * text in one step that nothing stops (a query of 4M parameters took 0.7 s). */
+export const split = (text, separator, limit) => ReflectApply(splitMethod, text, [separator, limit]);
 
 // V8's own methods, called as functions of their receiver: in a program's hot loop, each call through
 // a wrapper costs less so than through Reflect.apply.

@@ -1,6 +1,7 @@
 // node:path, POSIX only. The working directory of a program is '/'.
 
 import { primordials } from 'ext:core/mod.js';
+import { split } from 'ext:dsh/long_strings.js';
 import { invalidArgType } from 'ext:dsh/node_errors.js';
 
 const {
@@ -11,7 +12,6 @@ const {
   StringPrototypeEndsWith,
   StringPrototypeLastIndexOf,
   StringPrototypeSlice,
-  StringPrototypeSplit,
   TypeError,
 } = primordials;
 
@@ -25,7 +25,7 @@ function validateString(value, name) {
 // The segments of `path` with '.' and empty ones dropped and '..' applied; a relative path keeps
 // the '..' that climb above its start, an absolute one drops them.
 function resolveSegments(path, absolute) {
-  const parts = StringPrototypeSplit(path, '/');
+  const parts = split(path, '/');
   const out = [];
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i];

@@ -1,6 +1,7 @@
 // node:querystring, its leniency and quirks as Node has them.
 
 import { primordials } from 'ext:core/mod.js';
+import { split } from 'ext:dsh/long_strings.js';
 import { Buffer } from 'node:buffer';
 
 const {
@@ -19,7 +20,6 @@ const {
   StringPrototypeIndexOf,
   StringPrototypeReplace,
   StringPrototypeSlice,
-  StringPrototypeSplit,
   URIError,
 } = primordials;
 
@@ -140,7 +140,7 @@ function parse(query, sep, eq, options) {
   eq = eq ? `${eq}` : '=';
   const decode = typeof options?.decodeURIComponent === 'function' ? options.decodeURIComponent : undefined;
   const maxKeys = typeof options?.maxKeys === 'number' ? options.maxKeys : 1000;
-  const pairs = StringPrototypeSplit(query, sep);
+  const pairs = split(query, sep);
   // Node counts empty pairs too, and only a positive whole number limits.
   const count = maxKeys > 0 && NumberIsInteger(maxKeys) && maxKeys < pairs.length ? maxKeys : pairs.length;
   for (let i = 0; i < count; i++) {

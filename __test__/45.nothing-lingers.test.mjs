@@ -72,6 +72,7 @@ const ONE_STEP = {
   'normalize of 2^24 - 2 characters': ["const s = 'e\\u0301'.repeat(2 ** 23 - 1)", "s.normalize('NFC')"],
   'reverse of a typed array of 256 MB': ['const t = new Uint8Array(2 ** 28)', 't.reverse()'],
   'atob of 256 MB': ["const s = 'QUJD'.repeat(2 ** 26)", 'atob(s)'],
+  'JSON.stringify of a string of 2^28 characters': ["const s = 'a'.repeat(2 ** 28)", 'JSON.stringify(s)'],
   // Its split was V8's own, whole: 0.7 s for 4M parameters.
   'node:querystring parse of 4M parameters': ["const qs = await import('node:querystring'); const s = 'a=1&'.repeat(2 ** 22)", 'qs.parse(s)'],
 }
@@ -366,6 +367,20 @@ return out`
   // Node 24's own results for this program.
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [
     5592412, true, 4194308, 'InvalidCharacterError', 'InvalidCharacterError', 4194309, 'InvalidCharacterError'] })
+})
+
+test('JSON.stringify of a long string, quoted a slice at a time, is Node\'s text across the edges', async () => {
+  const program = `const S = 2 ** 20
+const out = []
+for (const t of ['a'.repeat(S - 1) + '\\ud83d\\ude00z', 'a'.repeat(S - 1) + '\\ud800z' + 'a'.repeat(10), 'a'.repeat(S) + '\\udc00' + 'q', '"\\\\\\n\\u2028\\t'.repeat(S / 2)]) {
+  const j = JSON.stringify(t)
+  out.push(j.length, j.slice(S - 4, S + 12), JSON.parse(j) === t)
+}
+return out`
+  // Node 24's own results for this program.
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [
+    1048580, 'aaaa😀z"', true, 1048594, 'aaaa\\ud800zaaaaa', true, 1048585, 'aaaaa\\udc00q"', true,
+    4718594, 't\\"\\\\\\n\u2028\\t\\"\\\\\\n', true] })
 })
 
 test('a primitive is its own structured clone, and a symbol is still refused', async () => {

@@ -383,6 +383,22 @@ return out`
     4718594, 't\\"\\\\\\n\u2028\\t\\"\\\\\\n', true] })
 })
 
+test('Buffer.byteLength of UTF-8 text is counted, not built, and is Node\'s', async () => {
+  const program = `const out = []
+for (const s of ['', 'abc', 'é€😀', '\\ud800', '\\udc00x', 'a\\ud800\\udc00b', '\\ud83d', 'x'.repeat(100) + '\\u07ff\\u0800\\uffff']) {
+  out.push(Buffer.byteLength(s), Buffer.byteLength(s, 'utf8'), Buffer.byteLength(s, 'UTF-8'), Buffer.byteLength(s, 'ucs2'))
+}
+// The vendored count built an array of every byte: 2^26 of them would not fit a 64 MB cap.
+out.push(Buffer.byteLength('a'.repeat(2 ** 26)))
+return out`
+  const { runtime: small, dispose: disposeSmall } = await setup({ maxOldGenerationSizeMb: 64 })
+  const result = await small.run({ program, bindings: [] })
+  await disposeSmall()
+  // Node 24's own results for this program.
+  assert.deepStrictEqual(result, { logs: [], value: [0, 0, 0, 0, 3, 3, 3, 6, 9, 9, 9, 8, 3, 3, 3, 2, 4, 4, 4, 4, 6, 6, 6, 8,
+    3, 3, 3, 2, 108, 108, 108, 206, 2 ** 26] })
+})
+
 test('a primitive is its own structured clone, and a symbol is still refused', async () => {
   const result = await runtime.run({ program: `const s = 'x'.repeat(2 ** 20)
 const out = [structuredClone(s) === s, structuredClone(10n) === 10n, structuredClone(null), Object.is(structuredClone(-0), -0), structuredClone(true)]

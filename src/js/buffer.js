@@ -8,6 +8,7 @@ import { require } from 'ext:dsh/vendor.js';
 
 const {
   ReflectApply,
+  StringPrototypeCharCodeAt,
   StringPrototypeReplace,
   StringPrototypeToLowerCase,
   TypedArrayPrototypeSubarray,
@@ -57,7 +58,34 @@ Buffer.from = function from(value, encodingOrOffset, length) {
   if (typeof value === 'string') encodingOrOffset = decodable(encodingOrOffset);
   return ReflectApply(vendoredFrom, this, [value, encodingOrOffset, length]);
 };
+// The vendored byteLength of UTF-8 text builds an array of its every byte (768M elements for 2^28
+// two-byte characters, grown and collected in steps that nothing stops); here they are counted.
+function utf8Length(text) {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const unit = StringPrototypeCharCodeAt(text, i);
+    if (unit < 0x80) {
+      bytes += 1;
+    } else if (unit < 0x800) {
+      bytes += 2;
+    } else if (unit <= 0xdbff && unit >= 0xd800 && i + 1 < text.length) {
+      const next = StringPrototypeCharCodeAt(text, i + 1);
+      // A pair is four bytes; a lone surrogate becomes U+FFFD, three.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    } else {
+      bytes += 3;
+    }
+  }
+  return bytes;
+}
 Buffer.byteLength = function byteLength(value, encoding) {
+  const kind = encodingOf(encoding);
+  if (typeof value === 'string' && (kind === 'utf8' || kind === 'utf-8')) return utf8Length(value);
   return ReflectApply(vendoredByteLength, this, [value, decodable(encoding)]);
 };
 Buffer.isEncoding = function isEncoding(encoding) {

@@ -134,6 +134,23 @@ fn string<'s>(value: v8::Local<'s, v8::Value>) -> Result<v8::Local<'s, v8::Strin
   v8::Local::<v8::String>::try_from(value).map_err(|_| JsErrorBox::type_error("invalid parameters"))
 }
 
+/// The texts of a URL op (a URL, with its base or the value set into it), refused together past
+/// `MAX_URL_LENGTH` before any is copied out of the heap.
+fn url_texts<'s, const N: usize>(
+  scope: &mut v8::PinScope<'s, '_>,
+  values: [v8::Local<'s, v8::Value>; N],
+) -> Result<[String; N], JsErrorBox> {
+  let mut units = 0;
+  for value in values {
+    units += string(value)?.length();
+  }
+  refuse_long_url(units).map_err(JsErrorBox::range_error)?;
+  Ok(values.map(|value| {
+    let text = v8::Local::<v8::String>::try_from(value).expect("a string, checked above");
+    text.to_rust_string_lossy(scope)
+  }))
+}
+
 #[op2(fast)]
 #[smi]
 pub fn op_dsh_url_parse<'s>(
@@ -142,9 +159,7 @@ pub fn op_dsh_url_parse<'s>(
   href: v8::Local<'s, v8::Value>,
   #[buffer] components: &mut [u32],
 ) -> Result<u32, JsErrorBox> {
-  let href = string(href)?;
-  refuse_long_url(href.length()).map_err(JsErrorBox::range_error)?;
-  let href = href.to_rust_string_lossy(scope);
+  let [href] = url_texts(scope, [href])?;
   Ok(answer(state, parse(&href, None), components))
 }
 
@@ -157,9 +172,7 @@ pub fn op_dsh_url_parse_with_base<'s>(
   base: v8::Local<'s, v8::Value>,
   #[buffer] components: &mut [u32],
 ) -> Result<u32, JsErrorBox> {
-  let (href, base) = (string(href)?, string(base)?);
-  refuse_long_url(href.length() + base.length()).map_err(JsErrorBox::range_error)?;
-  let (href, base) = (href.to_rust_string_lossy(scope), base.to_rust_string_lossy(scope));
+  let [href, base] = url_texts(scope, [href, base])?;
   Ok(answer(state, parse(&href, Some(&base)), components))
 }
 
@@ -173,12 +186,7 @@ pub fn op_dsh_url_reparse<'s>(
   value: v8::Local<'s, v8::Value>,
   #[buffer] components: &mut [u32],
 ) -> Result<u32, JsErrorBox> {
-  let (href, value) = (string(href)?, string(value)?);
-  refuse_long_url(href.length() + value.length()).map_err(JsErrorBox::range_error)?;
-  let (href, value) = (
-    href.to_rust_string_lossy(scope),
-    value.to_rust_string_lossy(scope),
-  );
+  let [href, value] = url_texts(scope, [href, value])?;
   Ok(answer(state, reparse(&href, setter, &value), components))
 }
 

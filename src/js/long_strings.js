@@ -60,6 +60,9 @@ const QUADRATIC_WORK = 2 ** 24;
 const QUADRATIC_NEEDLE = 32;
 /** Whether V8's search for a needle this long, over this much text, may take seconds. */
 const quadraticRisk = (textLength, needleLength) => needleLength >= QUADRATIC_NEEDLE && textLength * needleLength > QUADRATIC_WORK;
+/** Whether V8's own search may take `text` and `search` as they are: both strings, and quick. */
+const nativeSearch = (text, search) => typeof text === 'string' && typeof search === 'string'
+  && text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length);
 
 /** The needle's code units, last first if `reversed`, and its prefix function. */
 function kmpNeedle(search, reversed) {
@@ -125,7 +128,7 @@ function searchBackward(text, search, from) {
 }
 
 /** `text.indexOf(search, from)` for a string `search` and an integer `from`. */
-const indexOf = (text, search, from) => text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length)
+const indexOf = (text, search, from) => nativeSearch(text, search)
   ? ReflectApply(StringPrototypeIndexOf, text, [search, from])
   : searchForward(text, search, MathMin(MathMax(from, 0), text.length));
 const codeAt = (text, index) => ReflectApply(StringPrototypeCharCodeAt, text, [index]);
@@ -475,7 +478,7 @@ const splitMethod = {
     const text = toStringStrict(this);
     const lim = limit === undefined ? 2 ** 32 - 1 : (+limit) >>> 0;
     const pattern = toStringStrict(separator);
-    if (text.length <= LONG_LENGTH && !quadraticRisk(text.length, pattern.length)) {
+    if (nativeSearch(text, pattern)) {
       return ReflectApply(StringPrototypeSplit, text, [separator === undefined ? undefined : pattern, lim]);
     }
     const parts = newList();
@@ -497,14 +500,9 @@ export const split = (text, separator, limit) => ReflectApply(splitMethod, text,
 // a wrapper costs less so than through Reflect.apply.
 const { StringPrototypeIndexOf: nativeIndexOf, StringPrototypeIncludes: nativeIncludes, StringPrototypeLastIndexOf: nativeLastIndexOf } = primordials;
 
-/** Whether V8's own search may take `text` and `search` as they are: both strings, and quick. */
-const nativeSearch = (text, search) => typeof text === 'string' && typeof search === 'string'
-  && text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length);
-
 install(String.prototype, 'indexOf', {
   indexOf(searchString, position) {
-    if (nativeSearch(this, searchString)) return nativeIndexOf(this, searchString, position);
-    if (this === null || this === undefined) return ReflectApply(StringPrototypeIndexOf, this, [searchString, position]);
+    if (nativeSearch(this, searchString) || this === null || this === undefined) return nativeIndexOf(this, searchString, position);
     const text = toStringStrict(this);
     const search = toStringStrict(searchString);
     return indexOf(text, search, toIntegerOrInfinity(position));
@@ -577,9 +575,7 @@ install(String.prototype, 'replaceAll', {
     }
     const text = toStringStrict(this);
     const search = toStringStrict(searchValue);
-    if (text.length <= LONG_LENGTH && !quadraticRisk(text.length, search.length)) {
-      return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
-    }
+    if (nativeSearch(text, search)) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
     return replaceAllOfString(text, search, replaceValue);
   },
 }.replaceAll, StringPrototypeReplaceAll);

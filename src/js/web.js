@@ -230,7 +230,6 @@ ObjectDefineProperty(TextDecoderPrototype, 'decode', {
   },
 });
 
-
 // deno_web's TextEncoderStream encodes each chunk with deno_core's `encode` too (frozen, so not
 // replaceable): 40 kept chunks of 8 MiB held 359 MB at a 64 MB cap. This one follows the Encoding
 // Standard's steps, with each chunk encoded into the program's heap.

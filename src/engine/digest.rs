@@ -1,5 +1,6 @@
-//! The hash and HMAC algorithms of Node's `createHash` and `createHmac`, over a whole input at
-//! once (the JavaScript side gathers `update` chunks).
+//! The hash and HMAC algorithms of Node's `createHash` and `createHmac`, and of Web Crypto's
+//! `digest` over long inputs. A hash can be fed a piece at a time ([`Hasher`]), so that the
+//! JavaScript side hashes a long input in pieces that a run's budgets can stop between.
 
 use hmac::{Hmac, Mac};
 use sha2::Digest;
@@ -29,15 +30,55 @@ impl Algorithm {
   }
 }
 
-pub fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
-  match algorithm {
-    Algorithm::Md5 => md5::Md5::digest(data).to_vec(),
-    Algorithm::Sha1 => sha1::Sha1::digest(data).to_vec(),
-    Algorithm::Sha224 => sha2::Sha224::digest(data).to_vec(),
-    Algorithm::Sha256 => sha2::Sha256::digest(data).to_vec(),
-    Algorithm::Sha384 => sha2::Sha384::digest(data).to_vec(),
-    Algorithm::Sha512 => sha2::Sha512::digest(data).to_vec(),
+/// A hash in progress, fed in pieces.
+pub enum Hasher {
+  Md5(md5::Md5),
+  Sha1(sha1::Sha1),
+  Sha224(sha2::Sha224),
+  Sha256(sha2::Sha256),
+  Sha384(sha2::Sha384),
+  Sha512(sha2::Sha512),
+}
+
+impl Hasher {
+  pub fn new(algorithm: Algorithm) -> Self {
+    match algorithm {
+      Algorithm::Md5 => Self::Md5(md5::Md5::new()),
+      Algorithm::Sha1 => Self::Sha1(sha1::Sha1::new()),
+      Algorithm::Sha224 => Self::Sha224(sha2::Sha224::new()),
+      Algorithm::Sha256 => Self::Sha256(sha2::Sha256::new()),
+      Algorithm::Sha384 => Self::Sha384(sha2::Sha384::new()),
+      Algorithm::Sha512 => Self::Sha512(sha2::Sha512::new()),
+    }
   }
+
+  pub fn update(&mut self, data: &[u8]) {
+    match self {
+      Self::Md5(hash) => hash.update(data),
+      Self::Sha1(hash) => hash.update(data),
+      Self::Sha224(hash) => hash.update(data),
+      Self::Sha256(hash) => hash.update(data),
+      Self::Sha384(hash) => hash.update(data),
+      Self::Sha512(hash) => hash.update(data),
+    }
+  }
+
+  pub fn finish(self) -> Vec<u8> {
+    match self {
+      Self::Md5(hash) => hash.finalize().to_vec(),
+      Self::Sha1(hash) => hash.finalize().to_vec(),
+      Self::Sha224(hash) => hash.finalize().to_vec(),
+      Self::Sha256(hash) => hash.finalize().to_vec(),
+      Self::Sha384(hash) => hash.finalize().to_vec(),
+      Self::Sha512(hash) => hash.finalize().to_vec(),
+    }
+  }
+}
+
+pub fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
+  let mut hasher = Hasher::new(algorithm);
+  hasher.update(data);
+  hasher.finish()
 }
 
 pub fn hmac(algorithm: Algorithm, key: &[u8], data: &[u8]) -> Vec<u8> {
@@ -91,6 +132,33 @@ mod tests {
       hex(&tag),
       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
     );
+  }
+
+  #[test]
+  fn a_hash_fed_in_pieces_equals_the_whole() {
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+    for name in ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"] {
+      let algorithm = Algorithm::parse(name).unwrap();
+      // Cuts inside and across the 64- and 128-byte blocks, and empty pieces.
+      for cuts in [
+        &[][..],
+        &[0, 0, 1000][..],
+        &[1, 63, 64, 65, 127, 128, 129, 999][..],
+        &[500][..],
+      ] {
+        let mut hasher = Hasher::new(algorithm);
+        let mut from = 0;
+        for &cut in cuts.iter().chain(std::iter::once(&1000)) {
+          hasher.update(&data[from..cut]);
+          from = cut;
+        }
+        assert_eq!(
+          hex(&hasher.finish()),
+          hex(&digest(algorithm, &data)),
+          "{name} cut at {cuts:?}"
+        );
+      }
+    }
   }
 
   #[test]

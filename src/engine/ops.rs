@@ -330,6 +330,47 @@ pub fn op_dsh_hmac(
   Ok(digest::hmac(hash_algorithm(algorithm)?, key, data))
 }
 
+/// A hash fed a piece at a time, by a loop in JavaScript that the budgets stop between pieces.
+/// It lives only while one input is hashed, so a program cannot hold many.
+pub struct PieceHasher(RefCell<Option<digest::Hasher>>);
+
+// SAFETY: it holds plain hash state and no reference into the V8 heap.
+unsafe impl deno_core::GarbageCollected for PieceHasher {
+  fn trace(&self, _visitor: &mut v8::cppgc::Visitor) {}
+
+  fn get_name(&self) -> &'static std::ffi::CStr {
+    c"PieceHasher"
+  }
+}
+
+#[op2]
+#[cppgc]
+pub fn op_dsh_hasher(#[string] algorithm: &str) -> Result<PieceHasher, JsErrorBox> {
+  Ok(PieceHasher(RefCell::new(Some(digest::Hasher::new(
+    hash_algorithm(algorithm)?,
+  )))))
+}
+
+#[op2(fast)]
+pub fn op_dsh_hasher_update(#[cppgc] hasher: &PieceHasher, #[buffer] data: &[u8]) -> Result<(), JsErrorBox> {
+  match hasher.0.borrow_mut().as_mut() {
+    Some(state) => {
+      state.update(data);
+      Ok(())
+    }
+    None => Err(JsErrorBox::generic("the hash was already finished")),
+  }
+}
+
+#[op2]
+#[buffer]
+pub fn op_dsh_hasher_finish(#[cppgc] hasher: &PieceHasher) -> Result<Vec<u8>, JsErrorBox> {
+  match hasher.0.borrow_mut().take() {
+    Some(state) => Ok(state.finish()),
+    None => Err(JsErrorBox::generic("the hash was already finished")),
+  }
+}
+
 fn hash_algorithm(name: &str) -> Result<digest::Algorithm, JsErrorBox> {
   digest::Algorithm::parse(name).ok_or_else(|| JsErrorBox::generic("Digest method not supported"))
 }

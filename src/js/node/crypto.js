@@ -1,9 +1,9 @@
-// node:crypto: hashes and HMACs over the runtime's digest ops, randomness from Web Crypto, and
-// Web Crypto itself. Ciphers, signatures, key pairs and key derivation are not offered.
+// node:crypto: hashes (a long input hashed a piece at a time) and HMACs over the runtime's digest
+// ops, randomness from Web Crypto, and Web Crypto itself. Ciphers, signatures, key pairs and key derivation are not offered.
 
 import { core, primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
-import { getCrypto } from 'ext:dsh/web.js';
+import { getCrypto, hashInPieces } from 'ext:dsh/web.js';
 import { setImmediate } from 'ext:dsh/world.js';
 import { Buffer } from 'node:buffer';
 import { invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
@@ -35,7 +35,6 @@ const {
   Uint8Array,
 } = primordials;
 const {
-  op_dsh_digest: digestOp,
   op_dsh_hmac: hmacOp,
   op_is_any_array_buffer: isAnyArrayBuffer,
   op_is_array_buffer_view: isArrayBufferView,
@@ -145,7 +144,6 @@ function finalized() {
 class Hash {
   #algorithm;
   #chunks = [];
-  #length = 0;
   #finalized = false;
 
   constructor(algorithm) {
@@ -158,21 +156,19 @@ class Hash {
     if (this.#finalized) throw finalized();
     const bytes = copyInput(data, inputEncoding, 'data');
     ArrayPrototypePush(this.#chunks, bytes);
-    this.#length += bytes.length;
     return this;
   }
 
   digest(outputEncoding) {
     if (this.#finalized) throw finalized();
     this.#finalized = true;
-    return encodeOutput(digestOp(this.#algorithm, concat(this.#chunks, this.#length)), outputEncoding);
+    return encodeOutput(hashInPieces(this.#algorithm, this.#chunks), outputEncoding);
   }
 
   copy() {
     if (this.#finalized) throw finalized();
     const copy = new Hash(this.#algorithm);
     for (let i = 0; i < this.#chunks.length; i++) ArrayPrototypePush(copy.#chunks, this.#chunks[i]);
-    copy.#length = this.#length;
     return copy;
   }
 }
@@ -232,7 +228,7 @@ function hash(algorithm, data, outputEncoding = 'hex') {
   }
   const name = digestName(algorithm);
   if (name === undefined) throw new Error(`Digest method ${algorithm} is not supported`);
-  return encodeOutput(digestOp(name, copyInput(data, 'utf8', 'input')), outputEncoding);
+  return encodeOutput(hashInPieces(name, [copyInput(data, 'utf8', 'input')]), outputEncoding);
 }
 
 function getHashes() {

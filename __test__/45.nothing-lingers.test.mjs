@@ -423,6 +423,29 @@ return out`, bindings: [] })
     'd41d8cd98f00b204e9800998ecf8427e', '5bac57b30e119b73581ed0d9fa4ede11961a9c9e'] })
 })
 
+test('an HMAC of a long input, taken a piece at a time, is Node\'s', async () => {
+  const { runtime: patient, dispose: disposePatient } = await setup({ computeMs: 20_000 })
+  const result = await patient.run({ program: `const big = new Uint8Array(2 ** 24 + 5); for (let i = 0; i < big.length; i += 4099) big[i] = i & 255
+const { createHmac } = await import('node:crypto')
+const out = []
+for (const a of ['md5', 'sha1', 'sha256', 'sha512']) {
+  const h = createHmac(a, 'secret'); h.update(big.subarray(0, 9)); h.update(big); h.update('tail')
+  out.push(h.digest('hex'), createHmac(a, Buffer.alloc(200, 7)).update(big).digest('base64'), createHmac(a, '').digest('hex'))
+}
+const h = createHmac('sha256', 'k'); h.update('a'); out.push(h.digest('hex'), h.digest('hex'))
+return out`, bindings: [] })
+  await disposePatient()
+  // Node 24's own results for this program.
+  assert.deepStrictEqual(result, { logs: [], value: ['3994f218add40c4aaf4d868931d246f8', 'Jd9FG3dJe5mNGekmSwZMEg==',
+    '74e6f7298a9c2d168935f58c001bad88', '2f3c6209cd07b92a4bb6036d1650d62ae53dc7ca', 'T5MUKZAB00yrFH7Ne3UaqMZBVnI=',
+    'fbdb1d1b18aa6c08324b7d64b71fb76370690e1d', '8a68b82ee713051ad06cab6e5f81a7df76f80f6cb39b96ccc170814a707af5b5',
+    '34Uso61VwZhlRN/I9TC1X28p6P9uFVNvTbNEcYklRAk=', 'b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad',
+    '558a2d4a61d1d49a59b71141ac21c60663a03480bba4cda7f51eebb9752d55136cbfe884cbee857c87fe66e1b82d020547817f5b083ee3307aee34cbd0655d58',
+    'jdiLarmS8606ODDuspVgWxFj+e1dwidSWIZIlG5oBjKyCsrBLZG0Oev8VKH5Km+3kjOWGh8I56jGS5umU/hl2w==',
+    'b936cee86c9f87aa5d3c6f2e84cb5a4239a5fe50480a6ec66b70ab5b1f4ac6730c6c515421b327ec1d69402e53dfb49ad7381eb067b338fd7b0cb22247225d47',
+    '78da91511e675587f5b9df78bedebaf5560da2abb88162ee875dcdf744951d9e', ''] })
+})
+
 test('a primitive is its own structured clone, and a symbol is still refused', async () => {
   const result = await runtime.run({ program: `const s = 'x'.repeat(2 ** 20)
 const out = [structuredClone(s) === s, structuredClone(10n) === 10n, structuredClone(null), Object.is(structuredClone(-0), -0), structuredClone(true)]

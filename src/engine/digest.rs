@@ -30,48 +30,76 @@ impl Algorithm {
   }
 }
 
-/// A hash in progress, fed in pieces.
-pub enum Hasher {
-  Md5(md5::Md5),
-  Sha1(sha1::Sha1),
-  Sha224(sha2::Sha224),
-  Sha256(sha2::Sha256),
-  Sha384(sha2::Sha384),
-  Sha512(sha2::Sha512),
+/// A hash or HMAC in progress, fed in pieces.
+pub struct Hasher(Box<dyn Piecewise>);
+
+trait Piecewise {
+  fn feed(&mut self, data: &[u8]);
+  fn finish(self: Box<Self>) -> Vec<u8>;
+}
+
+struct Plain<D>(D);
+
+impl<D: Digest> Piecewise for Plain<D> {
+  fn feed(&mut self, data: &[u8]) {
+    self.0.update(data);
+  }
+
+  fn finish(self: Box<Self>) -> Vec<u8> {
+    self.0.finalize().to_vec()
+  }
+}
+
+struct Keyed<M>(M);
+
+impl<M: Mac> Piecewise for Keyed<M> {
+  fn feed(&mut self, data: &[u8]) {
+    self.0.update(data);
+  }
+
+  fn finish(self: Box<Self>) -> Vec<u8> {
+    self.0.finalize().into_bytes().to_vec()
+  }
 }
 
 impl Hasher {
   pub fn new(algorithm: Algorithm) -> Self {
-    match algorithm {
-      Algorithm::Md5 => Self::Md5(md5::Md5::new()),
-      Algorithm::Sha1 => Self::Sha1(sha1::Sha1::new()),
-      Algorithm::Sha224 => Self::Sha224(sha2::Sha224::new()),
-      Algorithm::Sha256 => Self::Sha256(sha2::Sha256::new()),
-      Algorithm::Sha384 => Self::Sha384(sha2::Sha384::new()),
-      Algorithm::Sha512 => Self::Sha512(sha2::Sha512::new()),
+    fn plain<D: Digest + 'static>() -> Box<dyn Piecewise> {
+      Box::new(Plain(D::new()))
     }
+    Self(match algorithm {
+      Algorithm::Md5 => plain::<md5::Md5>(),
+      Algorithm::Sha1 => plain::<sha1::Sha1>(),
+      Algorithm::Sha224 => plain::<sha2::Sha224>(),
+      Algorithm::Sha256 => plain::<sha2::Sha256>(),
+      Algorithm::Sha384 => plain::<sha2::Sha384>(),
+      Algorithm::Sha512 => plain::<sha2::Sha512>(),
+    })
+  }
+
+  /// An HMAC with `key`.
+  pub fn keyed(algorithm: Algorithm, key: &[u8]) -> Self {
+    fn keyed<M: Mac + hmac::digest::KeyInit + 'static>(key: &[u8]) -> Box<dyn Piecewise> {
+      Box::new(Keyed(
+        <M as hmac::digest::KeyInit>::new_from_slice(key).expect("HMAC takes keys of any length"),
+      ))
+    }
+    Self(match algorithm {
+      Algorithm::Md5 => keyed::<Hmac<md5::Md5>>(key),
+      Algorithm::Sha1 => keyed::<Hmac<sha1::Sha1>>(key),
+      Algorithm::Sha224 => keyed::<Hmac<sha2::Sha224>>(key),
+      Algorithm::Sha256 => keyed::<Hmac<sha2::Sha256>>(key),
+      Algorithm::Sha384 => keyed::<Hmac<sha2::Sha384>>(key),
+      Algorithm::Sha512 => keyed::<Hmac<sha2::Sha512>>(key),
+    })
   }
 
   pub fn update(&mut self, data: &[u8]) {
-    match self {
-      Self::Md5(hash) => hash.update(data),
-      Self::Sha1(hash) => hash.update(data),
-      Self::Sha224(hash) => hash.update(data),
-      Self::Sha256(hash) => hash.update(data),
-      Self::Sha384(hash) => hash.update(data),
-      Self::Sha512(hash) => hash.update(data),
-    }
+    self.0.feed(data);
   }
 
   pub fn finish(self) -> Vec<u8> {
-    match self {
-      Self::Md5(hash) => hash.finalize().to_vec(),
-      Self::Sha1(hash) => hash.finalize().to_vec(),
-      Self::Sha224(hash) => hash.finalize().to_vec(),
-      Self::Sha256(hash) => hash.finalize().to_vec(),
-      Self::Sha384(hash) => hash.finalize().to_vec(),
-      Self::Sha512(hash) => hash.finalize().to_vec(),
-    }
+    self.0.finish()
   }
 }
 
@@ -82,19 +110,9 @@ pub fn digest(algorithm: Algorithm, data: &[u8]) -> Vec<u8> {
 }
 
 pub fn hmac(algorithm: Algorithm, key: &[u8], data: &[u8]) -> Vec<u8> {
-  fn tag<M: Mac + hmac::digest::KeyInit>(key: &[u8], data: &[u8]) -> Vec<u8> {
-    let mut mac = <M as hmac::digest::KeyInit>::new_from_slice(key).expect("HMAC takes keys of any length");
-    mac.update(data);
-    mac.finalize().into_bytes().to_vec()
-  }
-  match algorithm {
-    Algorithm::Md5 => tag::<Hmac<md5::Md5>>(key, data),
-    Algorithm::Sha1 => tag::<Hmac<sha1::Sha1>>(key, data),
-    Algorithm::Sha224 => tag::<Hmac<sha2::Sha224>>(key, data),
-    Algorithm::Sha256 => tag::<Hmac<sha2::Sha256>>(key, data),
-    Algorithm::Sha384 => tag::<Hmac<sha2::Sha384>>(key, data),
-    Algorithm::Sha512 => tag::<Hmac<sha2::Sha512>>(key, data),
-  }
+  let mut hasher = Hasher::keyed(algorithm, key);
+  hasher.update(data);
+  hasher.finish()
 }
 
 #[cfg(test)]
@@ -135,7 +153,7 @@ mod tests {
   }
 
   #[test]
-  fn a_hash_fed_in_pieces_equals_the_whole() {
+  fn a_hash_or_hmac_fed_in_pieces_equals_the_whole() {
     let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
     for name in ["md5", "sha1", "sha224", "sha256", "sha384", "sha512"] {
       let algorithm = Algorithm::parse(name).unwrap();
@@ -146,16 +164,22 @@ mod tests {
         &[1, 63, 64, 65, 127, 128, 129, 999][..],
         &[500][..],
       ] {
-        let mut hasher = Hasher::new(algorithm);
+        let (mut hasher, mut keyed) = (Hasher::new(algorithm), Hasher::keyed(algorithm, b"key"));
         let mut from = 0;
         for &cut in cuts.iter().chain(std::iter::once(&1000)) {
           hasher.update(&data[from..cut]);
+          keyed.update(&data[from..cut]);
           from = cut;
         }
         assert_eq!(
           hex(&hasher.finish()),
           hex(&digest(algorithm, &data)),
           "{name} cut at {cuts:?}"
+        );
+        assert_eq!(
+          hex(&keyed.finish()),
+          hex(&hmac(algorithm, b"key", &data)),
+          "HMAC {name} cut at {cuts:?}"
         );
       }
     }

@@ -330,7 +330,7 @@ pub fn op_dsh_hmac(
   Ok(digest::hmac(hash_algorithm(algorithm)?, key, data))
 }
 
-/// A hash fed a piece at a time, by a loop in JavaScript that the budgets stop between pieces.
+/// A hash or HMAC fed a piece at a time, by a loop in JavaScript that the budgets stop between pieces.
 /// It lives only while one input is hashed, so a program cannot hold many.
 pub struct PieceHasher(RefCell<Option<digest::Hasher>>);
 
@@ -348,6 +348,19 @@ unsafe impl deno_core::GarbageCollected for PieceHasher {
 pub fn op_dsh_hasher(#[string] algorithm: &str) -> Result<PieceHasher, JsErrorBox> {
   Ok(PieceHasher(RefCell::new(Some(digest::Hasher::new(
     hash_algorithm(algorithm)?,
+  )))))
+}
+
+/// An HMAC, fed as [`op_dsh_hasher`]'s hash is.
+#[op2]
+#[cppgc]
+pub fn op_dsh_keyed_hasher(
+  #[string] algorithm: &str,
+  #[buffer] key: &[u8],
+) -> Result<PieceHasher, JsErrorBox> {
+  Ok(PieceHasher(RefCell::new(Some(digest::Hasher::keyed(
+    hash_algorithm(algorithm)?,
+    key,
   )))))
 }
 

@@ -57,6 +57,7 @@ deno_core::extension!(
     ops::op_dsh_digest,
     ops::op_dsh_hmac,
     ops::op_dsh_hasher,
+    ops::op_dsh_keyed_hasher,
     ops::op_dsh_hasher_update,
     ops::op_dsh_hasher_finish,
     ops::op_dsh_blob_create_part,

@@ -49,7 +49,7 @@ const {
   WeakMapPrototypeGet,
   WeakMapPrototypeSet,
 } = primordials;
-const { op_dsh_digest, op_dsh_hasher, op_dsh_hasher_finish, op_dsh_hasher_update } = core.ops;
+const { op_dsh_digest, op_dsh_hasher, op_dsh_hasher_finish, op_dsh_hasher_update, op_dsh_hmac, op_dsh_keyed_hasher } = core.ops;
 
 const { DOMException } = load('deno_web/01_dom_exception');
 const { Event, EventTarget, CustomEvent, ErrorEvent, saveGlobalThisReference } = load('deno_web/02_event');
@@ -645,10 +645,13 @@ for (const method of ['digest', 'sign', 'verify']) {
 const PIECE_HASHES = { __proto__: null, 'sha-1': 'sha1', 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512' };
 const HASH_PIECE = 2 ** 22;
 
-/** The hash (a runtime hash op's name) of the bytes of `views`, in pieces of HASH_PIECE bytes. */
-export function hashInPieces(name, views) {
-  if (views.length === 1 && TypedArrayPrototypeGetByteLength(views[0]) <= HASH_PIECE) return op_dsh_digest(name, views[0]);
-  const hasher = op_dsh_hasher(name);
+/** The hash (a runtime hash op's name) of the bytes of `views`, or their HMAC with `key`, in pieces
+ * of HASH_PIECE bytes. */
+export function hashInPieces(name, views, key) {
+  if (views.length === 1 && TypedArrayPrototypeGetByteLength(views[0]) <= HASH_PIECE) {
+    return key === undefined ? op_dsh_digest(name, views[0]) : op_dsh_hmac(name, key, views[0]);
+  }
+  const hasher = key === undefined ? op_dsh_hasher(name) : op_dsh_keyed_hasher(name, key);
   for (let i = 0; i < views.length; i++) {
     const buffer = TypedArrayPrototypeGetBuffer(views[i]);
     const offset = TypedArrayPrototypeGetByteOffset(views[i]);

@@ -1,5 +1,6 @@
-// node:crypto: hashes (a long input hashed a piece at a time) and HMACs over the runtime's digest
-// ops, randomness from Web Crypto, and Web Crypto itself. Ciphers, signatures, key pairs and key derivation are not offered.
+// node:crypto: hashes and HMACs over the runtime's digest ops (a long input taken a piece at a time),
+// randomness from Web Crypto, and Web Crypto itself. Ciphers, signatures, key pairs and key
+// derivation are not offered.
 
 import { core, primordials } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
@@ -28,14 +29,12 @@ const {
   TypedArrayPrototypeGetBuffer,
   TypedArrayPrototypeGetByteLength,
   TypedArrayPrototypeGetByteOffset,
-  TypedArrayPrototypeSet,
   TypedArrayPrototypeSlice,
   TypedArrayPrototypeSubarray,
   TypeError,
   Uint8Array,
 } = primordials;
 const {
-  op_dsh_hmac: hmacOp,
   op_is_any_array_buffer: isAnyArrayBuffer,
   op_is_array_buffer_view: isArrayBufferView,
   op_is_data_view: isDataView,
@@ -117,16 +116,6 @@ function copyInput(data, encoding, name) {
   throw invalidArgType(name, 'of type string or an instance of Buffer, TypedArray, or DataView', data);
 }
 
-function concat(chunks, length) {
-  const joined = new Uint8Array(length);
-  let offset = 0;
-  for (let i = 0; i < chunks.length; i++) {
-    TypedArrayPrototypeSet(joined, chunks[i], offset);
-    offset += chunks[i].length;
-  }
-  return joined;
-}
-
 function toBuffer(bytes) {
   return Buffer.from(TypedArrayPrototypeGetBuffer(bytes), TypedArrayPrototypeGetByteOffset(bytes), bytes.length);
 }
@@ -177,7 +166,6 @@ class Hmac {
   #algorithm;
   #key;
   #chunks = [];
-  #length = 0;
   #finalized = false;
 
   constructor(algorithm, key) {
@@ -198,7 +186,6 @@ class Hmac {
     if (this.#finalized) throw finalized();
     const bytes = copyInput(data, inputEncoding, 'data');
     ArrayPrototypePush(this.#chunks, bytes);
-    this.#length += bytes.length;
     return this;
   }
 
@@ -206,7 +193,7 @@ class Hmac {
   digest(outputEncoding) {
     if (this.#finalized) return encodeOutput(new Uint8Array(0), outputEncoding);
     this.#finalized = true;
-    return encodeOutput(hmacOp(this.#algorithm, this.#key, concat(this.#chunks, this.#length)), outputEncoding);
+    return encodeOutput(hashInPieces(this.#algorithm, this.#chunks, this.#key), outputEncoding);
   }
 }
 

@@ -20,7 +20,16 @@ const {
   op_dsh_exit,
   op_dsh_is_proxy,
 } = core.ops;
-const { createTimer, cancelTimer, getAsyncContext, queueNextTick } = core;
+const {
+  createTimer,
+  cancelTimer,
+  getAsyncContext,
+  queueNextTick,
+  queueImmediate,
+  clearImmediate: dequeueImmediate,
+  immediateRefCount,
+  kRefed,
+} = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
 
 const BigIntCtor = BigInt;
@@ -161,6 +170,7 @@ const process = {
 };
 
 const timers = new MapCtor();
+const immediates = new MapCtor();
 let nextTimerId = 1;
 
 function schedule(callback, delay, args, repeat, immediate = false) {
@@ -168,15 +178,39 @@ function schedule(callback, delay, args, repeat, immediate = false) {
   if (durable.isDurable()) return durable.schedule(callback, delay, args, repeat, immediate);
   const id = nextTimerId++;
   const fire = () => {
-    if (!repeat) ReflectApply(MapPrototypeDelete, timers, [id]);
+    if (!repeat) ReflectApply(MapPrototypeDelete, immediate ? immediates : timers, [id]);
     try {
       ReflectApply(callback, undefined, args);
     } catch (error) {
       op_dsh_settle_thrown_later(error);
     }
   };
-  ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
+  if (immediate) {
+    ReflectApply(MapPrototypeSet, immediates, [id, queueImmediateCall(fire)]);
+  } else {
+    ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
+  }
   return id;
+}
+
+// deno_core's immediate queue, drained in its event loop's check phase as Node's is (a zero-delay
+// timer waits for the next millisecond of tokio's clock, about 2 ms here). The entry has every
+// field deno_core reads as its own and no prototype, so a program's Object.prototype reaches none.
+function queueImmediateCall(fire) {
+  const entry = {
+    __proto__: null,
+    _idleNext: null,
+    _idlePrev: null,
+    _onImmediate: fire,
+    _argv: undefined,
+    _destroyed: false,
+    asyncId: undefined,
+    triggerAsyncId: undefined,
+    [kRefed]: true,
+  };
+  immediateRefCount(true);
+  queueImmediate(entry);
+  return entry;
 }
 
 function unschedule(id) {
@@ -188,6 +222,12 @@ function unschedule(id) {
   if (timer !== undefined) {
     ReflectApply(MapPrototypeDelete, timers, [id]);
     cancelTimer(timer);
+    return;
+  }
+  const entry = ReflectApply(MapPrototypeGet, immediates, [id]);
+  if (entry !== undefined) {
+    ReflectApply(MapPrototypeDelete, immediates, [id]);
+    dequeueImmediate(entry);
   }
 }
 
@@ -197,7 +237,7 @@ export function setTimeout(callback, delay, ...args) {
 export function setInterval(callback, delay, ...args) {
   return schedule(callback, delay, args, true);
 }
-// After the current macrotask, as Node's check phase runs: a zero-delay timer of its own id.
+// In the event loop's check phase, as Node's are; its id is a timer id like any other.
 export function setImmediate(callback, ...args) {
   return schedule(callback, 0, args, false, true);
 }

@@ -56,16 +56,27 @@ const failure = (message) => 'E' + JSON.stringify(message)
 
 /**
  * Calls the host function behind `namespaceIndex`, `nameIndex` (into `names`, each namespace's
- * function names in order) with the program's arguments:
- * `{ value }` as it resolved, or `{ failure }`, the message the program's rejection carries.
+ * function names in order) with the program's arguments: `{ returned }`, what it returned (a value
+ * or a promise), or `{ failure }`, the message the program's rejection carries.
  */
-export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
-  const { global, functions } = namespaces[namespaceIndex]
-  const name = names[namespaceIndex][nameIndex]
-  const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
-  if (typeof fn !== 'function') return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
+function startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
   try {
-    return { value: await Reflect.apply(fn, undefined, [JSON.parse(argsJson)]) }
+    const { global, functions } = namespaces[namespaceIndex]
+    const name = names[namespaceIndex][nameIndex]
+    const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
+    if (typeof fn !== 'function') return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
+    return { returned: Reflect.apply(fn, undefined, [JSON.parse(argsJson)]) }
+  } catch (error) {
+    return { failure: describeFailure(error) }
+  }
+}
+
+/** `startBinding`, awaited: `{ value }` as it resolved, or `{ failure }`. */
+export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
+  const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
+  if ('failure' in started) return started
+  try {
+    return { value: await started.returned }
   } catch (error) {
     return { failure: describeFailure(error) }
   }
@@ -90,19 +101,37 @@ export function planBindings(namespaces, run, control) {
     ...namespaces.filter(({ errorClass }) => errorClass).map(({ errorClass }) => errorClass.name),
     'console',
   ]
-  const serve = async (namespaceIndex, nameIndex, argsJson) => {
-    if (namespaceIndex === namespaces.length && control) return control(argsJson)
-    const outcome = await invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
-    if ('failure' in outcome) return failure(outcome.failure)
-    const json = await losslessJsonTextInTurns(outcome.value, () => run.ended())
-    return json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json
-  }
+  const serveControl = async (argsJson) => control(argsJson)
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => inTurn(() => {
-    if (namespaceIndex < namespaces.length && run.stopped()) return
-    serve(namespaceIndex, nameIndex, argsJson).then(
-      (tagged) => run.answer(call, tagged),
-      (error) => run.answer(call, failure(describeFailure(error))),
-    )
+    const answer = (tagged) => run.answer(call, tagged)
+    const fail = (error) => answer(failure(describeFailure(error)))
+    if (namespaceIndex === namespaces.length && control) {
+      serveControl(argsJson).then(answer, fail)
+      return
+    }
+    if (run.stopped()) return
+    const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
+    if ('failure' in started) {
+      answer(failure(started.failure))
+      return
+    }
+    const encode = (value) => losslessJsonTextInTurns(value, () => run.ended(), (json) =>
+      answer(json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json), fail)
+    const { returned } = started
+    // A primitive is encoded at once; anything else is awaited first, as `await` would, so that a
+    // thenable is followed and an object is read after the microtasks queued before its return.
+    if (returned === null || (typeof returned !== 'object' && typeof returned !== 'function')) {
+      encode(returned)
+      return
+    }
+    let settled
+    try {
+      settled = Promise.resolve(returned)
+    } catch (error) {
+      fail(error)
+      return
+    }
+    settled.then(encode, fail)
   })
   return { params, names, described, namespacesJson: JSON.stringify(described), dispatch }
 }

@@ -73,18 +73,34 @@ export function losslessJsonText(root) {
 
 /**
  * `losslessJsonText` for answers, within binding work's share of each turn of the event loop (see
- * turns.js; a caller's abort timer waited 400 ms behind 32 answers of 100 000-deep arrays).
- * Undefined once `abandoned()`, asked at each pause, says nobody wants the text any more.
+ * turns.js; a caller's abort timer waited 400 ms behind 32 answers of 100 000-deep arrays): hands
+ * `done` the text, or undefined once `abandoned()`, asked at each pause, says nobody wants it any
+ * more; or `failed` the RangeError of a text too long. At once, when the turn has room for the walk.
  */
-export async function losslessJsonTextInTurns(root, abandoned) {
-  while (turnUsed()) await nextTurn()
+export function losslessJsonTextInTurns(root, abandoned, done, failed) {
   const walk = walkLossless(root)
-  for (;;) {
-    const step = walk.next()
-    if (step.done) return step.value
-    if (abandoned()) return undefined
-    while (turnUsed()) await nextTurn()
+  const resume = () => {
+    let text
+    try {
+      for (;;) {
+        if (turnUsed()) {
+          nextTurn().then(resume)
+          return
+        }
+        const step = walk.next()
+        if (step.done) {
+          text = step.value
+          break
+        }
+        if (abandoned()) break
+      }
+    } catch (error) {
+      failed(error)
+      return
+    }
+    done(text)
   }
+  resume()
 }
 
 /** The walk behind both: pauses (yields) every PAUSE_INTERVAL values, returns the text. */

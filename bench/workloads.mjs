@@ -149,6 +149,17 @@ export const WORKLOADS = [
     }),
   },
   {
+    // A program that yields to the event loop between pieces of work, as chunked processing does.
+    name: '1000 turns of setImmediate',
+    unit: 'ms',
+    rounds: 20,
+    // `run` has no setImmediate.
+    skip: ['run'],
+    measure: async ({ runtime }) => ({
+      value: await timed(runtime, { program: 'for (let i = 0; i < 1000; i++) await new Promise((r) => setImmediate(r)); return 1', bindings: [] }),
+    }),
+  },
+  {
     name: 'CPU-bound, in-engine time (fib, sort, loop)',
     unit: 'ms',
     rounds: 8,

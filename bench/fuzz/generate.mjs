@@ -74,6 +74,8 @@ const SHAPES = [
   (use) => `for (let i = 0; i < 64; i++) { try { ${use} } catch {} }`,
   (use) => `await Promise.all(Array.from({ length: 8 }, async () => { try { ${use} } catch {} }))`,
   (use) => `setTimeout(() => { ${use} }, 1); await new Promise((r) => setTimeout(r, 50))`,
+  (use) => `await new Promise((r) => setImmediate(() => { try { ${use} } catch {} r() }))`,
+  (use) => `for (let i = 0; i < 16; i++) setImmediate(() => { try { ${use} } catch {} }); await new Promise((r) => setTimeout(r, 50))`,
   (use) => `return ${use}`,
 ]
 

@@ -7,7 +7,10 @@ import { BOUNDARIES, HOSTILE_VALUES, cellProblem, runValue } from './fixtures/ho
 
 // A run is stopped by busy time but settles in wall time: on two shared cores its thread may get
 // half of one, so the suite allows more than `npm run hostile-matrix` (150 ms on a quiet machine).
-const SLACK_MS = 500
+// The million-wide graph's cells, which allocate about 170 MB each, settle 545-600 ms after they
+// start when its value runs alone, and took up to 946 and 997 ms in two full runs of the suite in a
+// slow phase of this machine: 800 ms, not 500, is what such a phase needs.
+const SLACK_MS = 800
 
 for (const value of Object.keys(HOSTILE_VALUES)) {
   test(`${value}: every boundary settles by the compute budget, and the host ends idle`, async () => {

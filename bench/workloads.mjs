@@ -25,6 +25,9 @@ const returnOneAfter = (gapMs) => async ({ runtime }) => {
   return { value: await timed(runtime, RETURN_1) }
 }
 
+/** The time of one run of `program`, which calls no binding. */
+const timedProgram = (program) => async ({ runtime }) => ({ value: await timed(runtime, { program, bindings: [] }) })
+
 async function timed(runtime, request) {
   const start = performance.now()
   const result = await runtime.run(request)
@@ -144,9 +147,7 @@ export const WORKLOADS = [
     rounds: 20,
     // `run` prints a program's console on the host's stdout instead of returning it.
     skip: ['run'],
-    measure: async ({ runtime }) => ({
-      value: await timed(runtime, { program: 'for (let i = 0; i < 1000; i++) console.log("line", i, { i }); return 1', bindings: [] }),
-    }),
+    measure: timedProgram('for (let i = 0; i < 1000; i++) console.log("line", i, { i }); return 1'),
   },
   {
     // A program that yields to the event loop between pieces of work, as chunked processing does.
@@ -155,9 +156,7 @@ export const WORKLOADS = [
     rounds: 20,
     // `run` has no setImmediate.
     skip: ['run'],
-    measure: async ({ runtime }) => ({
-      value: await timed(runtime, { program: 'for (let i = 0; i < 1000; i++) await new Promise((r) => setImmediate(r)); return 1', bindings: [] }),
-    }),
+    measure: timedProgram('for (let i = 0; i < 1000; i++) await new Promise((r) => setImmediate(r)); return 1'),
   },
   {
     name: 'CPU-bound, in-engine time (fib, sort, loop)',
@@ -172,7 +171,7 @@ export const WORKLOADS = [
     name: '3000-line TypeScript program',
     unit: 'ms',
     rounds: 20,
-    measure: async ({ runtime }) => ({ value: await timed(runtime, { program: TS_3000, bindings: [] }) }),
+    measure: timedProgram(TS_3000),
   },
   {
     name: '100 concurrent runs awaiting a 50 ms binding',

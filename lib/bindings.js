@@ -117,16 +117,11 @@ export function planBindings(namespaces, run, control) {
     }
     const encode = (value) => losslessJsonTextInTurns(value, () => run.ended(), (json) =>
       answer(json === undefined ? failure('binding resolution must be lossless JSON') : 'V' + json), fail)
-    const { returned } = started
-    // A primitive is encoded at once; anything else is awaited first, as `await` would, so that a
-    // thenable is followed and an object is read after the microtasks queued before its return.
-    if (returned === null || (typeof returned !== 'object' && typeof returned !== 'function')) {
-      encode(returned)
-      return
-    }
+    // Awaited as `await` would: a thenable is followed, and an object is read after the microtasks
+    // queued before its return. A getter of a promise's `constructor` can throw here.
     let settled
     try {
-      settled = Promise.resolve(returned)
+      settled = Promise.resolve(started.returned)
     } catch (error) {
       fail(error)
       return

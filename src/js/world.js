@@ -177,19 +177,17 @@ function schedule(callback, delay, args, repeat, immediate = false) {
   checkCallback(callback);
   if (durable.isDurable()) return durable.schedule(callback, delay, args, repeat, immediate);
   const id = nextTimerId++;
+  const scheduled = immediate ? immediates : timers;
   const fire = () => {
-    if (!repeat) ReflectApply(MapPrototypeDelete, immediate ? immediates : timers, [id]);
+    if (!repeat) ReflectApply(MapPrototypeDelete, scheduled, [id]);
     try {
       ReflectApply(callback, undefined, args);
     } catch (error) {
       op_dsh_settle_thrown_later(error);
     }
   };
-  if (immediate) {
-    ReflectApply(MapPrototypeSet, immediates, [id, queueImmediateCall(fire)]);
-  } else {
-    ReflectApply(MapPrototypeSet, timers, [id, createTimer(fire, delay, undefined, repeat, true)]);
-  }
+  const entry = immediate ? queueImmediateCall(fire) : createTimer(fire, delay, undefined, repeat, true);
+  ReflectApply(MapPrototypeSet, scheduled, [id, entry]);
   return id;
 }
 

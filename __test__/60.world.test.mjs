@@ -55,3 +55,36 @@ test('importing a refused module rejects with a TypeError', async () => {
     assert.ok(Array.isArray(result.value) && result.value[0] === true, `${specifier}: ${JSON.stringify(result)}`)
   }
 })
+
+// A run's first `node:` import is where deno_core binds the ops' fast calls, and it ends the process
+// if that fails for want of stack. Imported from every depth across the edge of the stack, in a
+// fresh isolate each time, the module loads or the import is refused; the host lives on.
+test('a first node: import from any depth of a nearly full stack loads or is refused', async () => {
+  const importSpare = async (spare) => (await runtime.run({
+    program: `
+      function deepest(n) { try { return deepest(n + 1) } catch { return n } }
+      const depth = deepest(0) - ${spare}
+      function at(n) { return n < depth ? at(n + 1) : import('node:path') }
+      let loading
+      try { loading = at(0) } catch (error) { return 'threw ' + error.name + ': ' + error.message }
+      return loading.then((path) => 'loaded ' + path.sep, (error) => 'refused ' + error.name + ': ' + error.message)`,
+    bindings: [],
+  })).value
+  const overflow = 'RangeError: Maximum call stack size exceeded'
+  const tooDeep = "refused TypeError: Cannot import 'node:path': too little of the stack is left to load it"
+  // Coarsely, from a full stack up, to the first depth that loads.
+  let loadsFrom = 0
+  while ((await importSpare(loadsFrom)) !== 'loaded /') {
+    loadsFrom += 50
+    assert.ok(loadsFrom < 20_000, 'no depth loads the module')
+  }
+  // Then one frame at a time below it: the first import failed in the process-ending way at some
+  // of the 40 depths just short of loading, on the build before the loader's bound.
+  const outcomes = new Map()
+  for (let spare = Math.max(0, loadsFrom - 350); spare <= loadsFrom + 50; spare++) {
+    const outcome = await importSpare(spare)
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1)
+  }
+  assert.deepStrictEqual([...outcomes.keys()].filter((kind) => ![`threw ${overflow}`, `refused ${overflow}`, tooDeep, 'loaded /'].includes(kind)), [])
+  assert.ok(outcomes.get(tooDeep) > 0 && outcomes.get('loaded /') > 0, JSON.stringify([...outcomes]))
+})

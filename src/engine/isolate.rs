@@ -142,7 +142,7 @@ impl PreparedIsolate {
       // The world took its ops while the snapshot was made, and those functions come back with
       // it; binding every op again was a fifth of a millisecond an isolate, for functions only
       // a later lookup of `core.ops` would see. deno_core still binds the fast calls of every op
-      // on the first node: module a run loads.
+      // on the first node: module a run loads, which needs room on the stack (see `modules`).
       skip_op_registration: !SNAPSHOT.is_empty(),
       ..Default::default()
     })

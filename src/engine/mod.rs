@@ -19,6 +19,7 @@ pub(crate) mod pool;
 mod sizing;
 pub mod snapshot;
 mod stack;
+mod stack_room;
 mod structured_clone;
 mod url;
 mod world;

@@ -23,6 +23,12 @@ use crate::engine::ops::WorldFunction;
 
 use crate::limits::run::RunShared;
 
+/// The stack a `node:` import needs left. A run's first import is where deno_core binds the ops'
+/// fast calls (see `isolate`), calling into JavaScript, and it ends the process if such a call
+/// fails, as it does on a nearly full stack. Loading `node:path` failed with less than about
+/// 50 KiB left (before this bound, when the failure was only a refused import).
+const IMPORT_STACK_ROOM: usize = 128 << 10;
+
 /// The module loader of one isolate, which knows the run it serves.
 pub struct NodeModules {
   current: Rc<RefCell<Option<Arc<RunShared>>>>,
@@ -73,6 +79,11 @@ impl ModuleLoader for NodeModules {
     let Some(run) = self.current.borrow().clone() else {
       return Ok(resolved);
     };
+    if crate::engine::stack_room::room().is_some_and(|room| room < IMPORT_STACK_ROOM) {
+      return Err(JsErrorBox::type_error(format!(
+        "Cannot import '{specifier}': too little of the stack is left to load it"
+      )));
+    }
     if !run.hold_stops() {
       return Err(JsErrorBox::type_error(format!(
         "Cannot import '{specifier}': the run has ended"

@@ -96,8 +96,9 @@ fn spawn_isolate_thread(task: HostTask) {
   let spawned = std::thread::Builder::new()
     .name("dsh-v8-isolate".into())
     .stack_size(ISOLATE_THREAD_STACK_BYTES)
-    .spawn(
-      move || match for_thread.lock().ok().and_then(|mut task| task.take()) {
+    .spawn(move || {
+      crate::engine::stack_room::note_thread_top();
+      match for_thread.lock().ok().and_then(|mut task| task.take()) {
         Some(HostTask::Run(job, pool)) => {
           let demoted = !run_cold(job);
           // A run that found no prepared isolate: its thread may stay on to serve the pool.
@@ -109,8 +110,8 @@ fn spawn_isolate_thread(task: HostTask) {
         }
         Some(HostTask::Prepare(pool)) => pool.serve(),
         None => {}
-      },
-    );
+      }
+    });
   if let Err(error) = spawned {
     match slot.lock().ok().and_then(|mut task| task.take()) {
       Some(HostTask::Run(job, pool)) => {

@@ -187,3 +187,14 @@ fn prepare(pool: Arc<Pool>) {
     pool.thread_not_started();
   }
 }
+
+#[cfg(test)]
+mod tests {
+  use super::V8_FLAGS;
+  use crate::engine::stack_room::V8_STACK_KIB;
+
+  #[test]
+  fn the_stack_size_given_to_v8_is_the_one_stack_room_measures_against() {
+    assert!(V8_FLAGS.contains(&format!("--stack-size={V8_STACK_KIB} ")));
+  }
+}

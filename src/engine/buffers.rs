@@ -169,6 +169,34 @@ unsafe extern "C" fn release_holder(_data: *mut c_void, _len: usize, holder: *mu
   drop(unsafe { Arc::from_raw(holder.cast_const().cast::<CountedBytes>()) });
 }
 
+/// The most an unwritten share may stand for (see `unwritten_share`).
+pub const MAX_UNWRITTEN_SHARE: usize = 64 << 10;
+
+/// What every unwritten share points at.
+static UNWRITTEN: [u8; MAX_UNWRITTEN_SHARE] = [0; MAX_UNWRITTEN_SHARE];
+
+/// A backing store of `len` bytes, reserved from `budget` until V8 frees it, over no memory of its
+/// own: it stands for memory native code holds elsewhere (ICU's, for an Intl object), so that the
+/// run's cap and V8's collector, which weighs backing stores, count it. `None` when `len` would
+/// pass the budget or `MAX_UNWRITTEN_SHARE`. Its bytes read as zeros and must never be written:
+/// only for buffers no program can reach.
+pub fn unwritten_share(budget: &Arc<BufferBudget>, len: usize) -> Option<v8::UniqueRef<v8::BackingStore>> {
+  if len > MAX_UNWRITTEN_SHARE || !budget.reserve(len) {
+    return None;
+  }
+  let data = UNWRITTEN.as_ptr().cast_mut().cast::<c_void>();
+  let holder = Arc::into_raw(budget.clone()).cast_mut().cast::<c_void>();
+  // SAFETY: `UNWRITTEN` lives as long as the process and is at least `len` long; V8 calls
+  // `release_share` once, when it frees the store.
+  Some(unsafe { v8::ArrayBuffer::new_backing_store_from_ptr(data, len, release_share, holder) })
+}
+
+unsafe extern "C" fn release_share(_data: *mut c_void, len: usize, holder: *mut c_void) {
+  // SAFETY: leaked by `unwritten_share` for this store, which V8 frees once.
+  let budget = unsafe { Arc::from_raw(holder.cast_const().cast::<BufferBudget>()) };
+  budget.release(len);
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -197,5 +225,16 @@ mod tests {
     assert_eq!(part.as_slice(), &[7; 60][..]);
     drop(part);
     assert!(budget.reserve(100));
+  }
+
+  #[test]
+  fn an_unwritten_share_holds_its_reservation_until_v8_frees_its_store() {
+    let budget = BufferBudget::new(100 << 10);
+    let share = unwritten_share(&budget, 60 << 10).expect("fits");
+    assert_eq!(share.byte_length(), 60 << 10);
+    assert!(unwritten_share(&budget, 41 << 10).is_none(), "past the budget");
+    assert!(unwritten_share(&budget, MAX_UNWRITTEN_SHARE + 1).is_none(), "past the largest share");
+    drop(share);
+    assert!(budget.reserve(100 << 10), "released with the store");
   }
 }

@@ -11,7 +11,7 @@ use deno_error::JsErrorBox;
 use deno_web::BlobStoreTrait;
 
 use crate::engine::blobs::CountedBlobStore;
-use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of};
+use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of, unwritten_share};
 use crate::engine::digest;
 use crate::engine::stack::render_thrown;
 use crate::limits::budgets::Limit;
@@ -404,6 +404,28 @@ pub fn op_dsh_blob_create_part(state: &mut OpState, #[buffer] data: &[u8]) -> Re
       data.len()
     ))
   })
+}
+
+/// An ArrayBuffer standing for `bytes` of ICU's memory behind an Intl object (intl_memory.js),
+/// counted against the run's cap while it lives; `null` when they would pass the cap.
+#[op2]
+pub fn op_dsh_icu_share<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  state: Rc<RefCell<OpState>>,
+  bytes: u32,
+) -> Option<v8::Local<'s, v8::ArrayBuffer>> {
+  let budget = state.borrow().borrow::<Arc<BufferBudget>>().clone();
+  let store = match unwritten_share(&budget, bytes as usize) {
+    Some(store) => store,
+    None => {
+      // As V8 does when an ArrayBuffer does not fit: collect, then try once more. Shares of
+      // objects a program dropped (a loop formatting dates) hold the budget until a collection,
+      // which V8 would not start for them before the cap.
+      scope.low_memory_notification();
+      unwritten_share(&budget, bytes as usize)?
+    }
+  };
+  Some(v8::ArrayBuffer::with_backing_store(scope, &store.make_shared()))
 }
 
 /// The bytes of the last `core.encode`, which deno_web hands straight to `op_blob_create_part`

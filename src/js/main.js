@@ -6,6 +6,7 @@ import { core } from 'ext:core/mod.js';
 import 'ext:dsh/long_strings.js';
 import 'ext:dsh/interruptible.js';
 import 'ext:dsh/polling.js';
+import 'ext:dsh/intl_memory.js';
 // Evaluated here so that the node: modules, loaded later, find it in the snapshot.
 import 'ext:dsh/node_errors.js';
 import * as web from 'ext:dsh/web.js';

@@ -58,6 +58,7 @@ const USES = [
   'String(v).normalize("NFD")', 'String(v).toUpperCase()', 'String(v).localeCompare("b")', 'String(v).split("")',
   'String(v).replace(/a/g, "bb")', 'String(v).match(/x/g)', 'String(v).padStart(2 ** 24)', 'String(v).repeat(64)',
   'new Intl.Segmenter().segment(String(v))', 'new Intl.Collator().compare(String(v), "a")',
+  'new Intl.DateTimeFormat("ja-JP-u-ca-japanese", { dateStyle: "full" }).formatRange(0, String(v).length)',
   'new TextEncoder().encode(String(v))', 'new TextDecoder().decode(new TextEncoder().encode(String(v)))',
   'new URLSearchParams(String(v))', 'new URL("http://h/?" + String(v))', 'btoa(String(v))', 'atob(String(v))',
   'Buffer.from(String(v)).toString("base64")', 'new Blob([String(v)]).size',
@@ -77,6 +78,11 @@ const SHAPES = [
   (use) => `await new Promise((r) => setImmediate(() => { try { ${use} } catch {} r() }))`,
   (use) => `for (let i = 0; i < 16; i++) setImmediate(() => { try { ${use} } catch {} }); await new Promise((r) => setTimeout(r, 50))`,
   (use) => `return ${use}`,
+  // A use made about `spare` frames short of V8's stack limit (the same function recurses to the
+  // limit, then to `spare` short of it), where what the runtime does for the use (a first node:
+  // import, an op, a conversion) may find too little stack left.
+  (use, spare) => `{ let frames = 0; const deep = (n, f) => { if (n === 0) return f(); frames++; return deep(n - 1, f) }
+try { deep(-1) } catch {} const room = frames; try { await deep(Math.max(room - ${spare}, 0), async () => { try { ${use} } catch {} }) } catch {} }`,
 ]
 
 const STOPS = ['compute', 'wall', 'abort', 'dispose']
@@ -87,7 +93,9 @@ export function generate(seed, index) {
   const value = pick(next, VALUES)
   const uses = Array.from({ length: 1 + Math.floor(next() * 2) }, () => pick(next, USES))
   const shape = pick(next, SHAPES)
-  const body = uses.map((use) => shape(use)).join('\n')
+  // Spare frames for the deep shape, log-uniform in 1 to 8192 so that every depth class is tried.
+  const spare = Math.floor(2 ** (next() * 13))
+  const body = uses.map((use) => shape(use, spare)).join('\n')
   const program = `const v = (() => { try { return ${value} } catch (e) { return e } })()\n${body}`
   const stop = pick(next, STOPS)
   const config = {

@@ -237,11 +237,16 @@ return [refusal, dropped, [...new Intl.Segmenter('en', { granularity: 'word' }).
 test('ICU\'s memory behind Intl objects counts against the heap cap, goes with them, and the constructors are V8\'s to a program', async () => {
   const { runtime: small, dispose: disposeSmall } = await setup({ maxOldGenerationSizeMb: 16, computeMs: 20_000 })
   // Each DateTimeFormat holds 27-149 KiB of ICU's memory outside the heap; kept in a loop, they
-  // held 1.9 GB in 3 s at a 64 MB cap. Each now counts for 64 KiB, so a 16 MB cap keeps fewer than 256.
+  // held 1.9 GB in 3 s at a 64 MB cap. Each now counts for 64 KiB (192 in Japan's calendar, and as much
+  // again after a range), so a 16 MB cap keeps fewer than 256.
   const result = await small.run({ program: `const kept = []
 let refusal
 try { for (;;) kept.push(new Intl.DateTimeFormat('en', { dateStyle: 'full' })) } catch (e) { refusal = e.name + ': ' + e.message }
 const count = kept.length
+kept.length = 0
+// In Japan's calendar, 192 KiB each, and as much again once it has formatted a range.
+try { for (;;) { const f = new Intl.DateTimeFormat('ja-JP-u-ca-japanese', { dateStyle: 'full' }); f.formatRange(0, 1e10); kept.push(f) } } catch {}
+const japanese = kept.length
 kept.length = 0
 // Made and dropped, 20 000 of them count for 1.25 GB: collections make room as the cap is reached.
 let formatted = 0
@@ -251,7 +256,7 @@ for (let i = 0; i < 5000; i++) formatted += new Intl.PluralRules('ar').select(i)
 for (let i = 0; i < 5000; i++) formatted += [...new Intl.Segmenter().segment('ab')].length === 2
 class Dated extends Intl.DateTimeFormat { hello() { return 'hi' } }
 const D = Intl.DateTimeFormat
-return [refusal, count > 200 && count < 256, formatted,
+return [refusal, count > 200 && count < 256, japanese > 30 && japanese <= 42, formatted,
   D.prototype.constructor === D, new D() instanceof D, D() instanceof D, D.name, D.length, Object.getOwnPropertyNames(D),
   Object.getOwnPropertyDescriptor(D, 'prototype').writable, D.supportedLocalesOf(['en-US']),
   new Dated('en', { timeZone: 'UTC' }).format(0), new Dated().hello(), Object.getPrototypeOf(new Dated()) === Dated.prototype,
@@ -260,7 +265,7 @@ return [refusal, count > 200 && count < 256, formatted,
   new Date(0).toLocaleString('en-US', { timeZone: 'UTC' }), Intl.NumberFormat.name, new Intl.Collator('de').compare('ä', 'b')]`, bindings: [] })
   await disposeSmall()
   assert.deepStrictEqual(result, { logs: [], value: [
-    "RangeError: Intl.DateTimeFormat: ICU's memory for it would pass the run's heap cap", true, 20000,
+    "RangeError: Intl.DateTimeFormat: ICU's memory for it would pass the run's heap cap", true, true, 20000,
     true, true, true, 'DateTimeFormat', 0, ['length', 'name', 'prototype', 'supportedLocalesOf'],
     false, ['en-US'], '1/1/1970', 'hi', true, true, 'RangeError', '1/1/1970, 12:00:00 AM', 'NumberFormat', -1] })
   assert.notEqual(await msUntilNoRunIsLeft(250), null)

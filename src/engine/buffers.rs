@@ -170,7 +170,7 @@ unsafe extern "C" fn release_holder(_data: *mut c_void, _len: usize, holder: *mu
 }
 
 /// The most an unwritten share may stand for (see `unwritten_share`).
-pub const MAX_UNWRITTEN_SHARE: usize = 64 << 10;
+pub const MAX_UNWRITTEN_SHARE: usize = 192 << 10;
 
 /// What every unwritten share points at.
 static UNWRITTEN: [u8; MAX_UNWRITTEN_SHARE] = [0; MAX_UNWRITTEN_SHARE];

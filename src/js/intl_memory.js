@@ -12,7 +12,7 @@
 
 import { core } from 'ext:core/mod.js';
 
-const { op_dsh_icu_share } = core.ops;
+const { op_dsh_icu_share, op_dsh_is_proxy } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ReflectApply = Reflect.apply;
@@ -20,13 +20,19 @@ const ReflectConstruct = Reflect.construct;
 const ReflectOwnKeys = Reflect.ownKeys;
 const RangeErrorCtor = RangeError;
 const WeakMapCtor = WeakMap;
+const WeakMapPrototypeHas = WeakMap.prototype.has;
 const WeakMapPrototypeSet = WeakMap.prototype.set;
+const ArrayPrototypeIncludes = Array.prototype.includes;
+const StringPrototypeIncludes = String.prototype.includes;
+const StringPrototypeToLowerCase = String.prototype.toLowerCase;
+const DateTimeFormat = Intl.DateTimeFormat;
 
-// ICU's memory for one object, rounded up from what each costs in resident memory here (4 000
-// objects kept, less an isolate's share): a DateTimeFormat 27-35 KiB, 149 KiB in Japan's calendar
-// at full length, 55 KiB more once it has formatted a range; a Segmenter 4-7 KiB; a
-// RelativeTimeFormat 7 KiB; PluralRules 4-5 KiB; DisplayNames 1.5-2.6 KiB; a Collator up to 1.4 KiB;
-// a NumberFormat or DurationFormat under 1 KiB. ListFormat and Locale hold less than their objects.
+// ICU's memory for one object, rounded up from what each costs in resident memory here (2 000-4 000
+// objects kept, less an isolate's share): a DateTimeFormat 27-35 KiB in most calendars and 55 KiB
+// more once it has formatted a range, but 165 KiB in the Japanese and Chinese calendars and up to
+// 160 KiB more for ranges; a Segmenter 4-7 KiB; a RelativeTimeFormat 7 KiB; PluralRules 4-5 KiB;
+// DisplayNames 1.5-2.6 KiB; a Collator up to 1.4 KiB; a NumberFormat or DurationFormat under 1 KiB.
+// ListFormat and Locale hold less than their objects.
 const ICU_BYTES = {
   DateTimeFormat: 64 << 10,
   Segmenter: 8 << 10,
@@ -37,13 +43,35 @@ const ICU_BYTES = {
   NumberFormat: 1 << 10,
   DurationFormat: 1 << 10,
 };
+const LARGE_CALENDARS = ['japanese', 'chinese', 'dangi'];
+const LARGE_CALENDAR_DATE_TIME_FORMAT = 192 << 10;
 
 const icuShares = new WeakMapCtor();
+// A DateTimeFormat's shares beyond its first: its calendar's, then its ranges'.
+const calendarShares = new WeakMapCtor();
+const rangeShares = new WeakMapCtor();
 
 function icuShare(service, bytes) {
   const share = op_dsh_icu_share(bytes);
   if (share === null) throw new RangeErrorCtor(`${service}: ICU's memory for it would pass the run's heap cap`);
   return share;
+}
+
+const DateTimeFormatPrototype = Intl.DateTimeFormat.prototype;
+const resolvedOptions = DateTimeFormatPrototype.resolvedOptions;
+
+/** What a DateTimeFormat made here counts for. */
+function dateTimeFormatBytes(format) {
+  return ReflectApply(WeakMapPrototypeHas, calendarShares, [format]) ? LARGE_CALENDAR_DATE_TIME_FORMAT : ICU_BYTES.DateTimeFormat;
+}
+
+/** A DateTimeFormat just made: the rest of its share, if its calendar is a large one. */
+function countCalendar(format) {
+  const { calendar } = ReflectApply(resolvedOptions, format, []);
+  if (ReflectApply(ArrayPrototypeIncludes, LARGE_CALENDARS, [calendar])) {
+    const rest = icuShare('Intl.DateTimeFormat', LARGE_CALENDAR_DATE_TIME_FORMAT - ICU_BYTES.DateTimeFormat);
+    ReflectApply(WeakMapPrototypeSet, calendarShares, [format, rest]);
+  }
 }
 
 /** `Intl[name]` in front of V8's, the same constructor to a program but for ICU's share. */
@@ -56,6 +84,7 @@ function countedConstructor(name, bytes) {
       ? ReflectApply(native, this, args)
       : ReflectConstruct(native, args, new.target === counted ? native : new.target);
     ReflectApply(WeakMapPrototypeSet, icuShares, [made, share]);
+    if (native === DateTimeFormat) countCalendar(made);
     return made;
   };
   for (const key of ReflectOwnKeys(native)) {
@@ -73,14 +102,53 @@ for (const name of ReflectOwnKeys(ICU_BYTES)) {
   if (typeof Intl[name] === 'function') countedConstructor(name, ICU_BYTES[name]);
 }
 
+// A range formatter, made by a DateTimeFormat's first range and kept with it.
+for (const key of ['formatRange', 'formatRangeToParts']) {
+  const native = DateTimeFormatPrototype[key];
+  const counted = {
+    [key](...args) {
+      const first = ReflectApply(WeakMapPrototypeHas, icuShares, [this]) && !ReflectApply(WeakMapPrototypeHas, rangeShares, [this]);
+      const share = first ? icuShare(`Intl.DateTimeFormat.prototype.${key}`, dateTimeFormatBytes(this)) : undefined;
+      const formatted = ReflectApply(native, this, args);
+      if (first) ReflectApply(WeakMapPrototypeSet, rangeShares, [this, share]);
+      return formatted;
+    },
+  }[key];
+  ObjectDefineProperty(counted, 'length', { __proto__: null, value: native.length, configurable: true });
+  ObjectDefineProperty(DateTimeFormatPrototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, key), value: counted });
+}
+
+/** Whether a calendar argument names one of the large calendars (a long one is taken to). */
+function namesLargeCalendar(text, prefix) {
+  if (typeof text !== 'string') return false;
+  if (text.length > 256) return true;
+  const lower = ReflectApply(StringPrototypeToLowerCase, text, []);
+  for (let i = 0; i < LARGE_CALENDARS.length; i++) {
+    if (ReflectApply(StringPrototypeIncludes, lower, [prefix + LARGE_CALENDARS[i]])) return true;
+  }
+  return false;
+}
+
+/** Whether a Date's locales or options name a large calendar: the options only where reading them
+ * is not the program's to see (an own data property of an object that is not a proxy). */
+function asksLargeCalendar(locales, options) {
+  if (namesLargeCalendar(locales, '-ca-')) return true;
+  if (typeof options !== 'object' || options === null || op_dsh_is_proxy(options)) return false;
+  const calendar = ObjectGetOwnPropertyDescriptor(options, 'calendar');
+  return calendar !== undefined && namesLargeCalendar(calendar.value, '');
+}
+
 // With no locales and no options V8 formats through a DateTimeFormat it keeps; otherwise through
-// one made for the call.
+// one made for the call. A calendar the options inherit, or name through a getter or a proxy, is
+// not read here (reading it is the program's to see): such a call counts for 64 KiB of its 165.
 for (const key of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']) {
   const native = Date.prototype[key];
   const service = `Date.prototype.${key}`;
   const counted = {
     [key](...args) {
-      if (args[0] !== undefined || args[1] !== undefined) icuShare(service, ICU_BYTES.DateTimeFormat);
+      if (args[0] !== undefined || args[1] !== undefined) {
+        icuShare(service, asksLargeCalendar(args[0], args[1]) ? LARGE_CALENDAR_DATE_TIME_FORMAT : ICU_BYTES.DateTimeFormat);
+      }
       return ReflectApply(native, this, args);
     },
   }[key];

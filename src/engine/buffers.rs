@@ -233,7 +233,10 @@ mod tests {
     let share = unwritten_share(&budget, 60 << 10).expect("fits");
     assert_eq!(share.byte_length(), 60 << 10);
     assert!(unwritten_share(&budget, 41 << 10).is_none(), "past the budget");
-    assert!(unwritten_share(&budget, MAX_UNWRITTEN_SHARE + 1).is_none(), "past the largest share");
+    assert!(
+      unwritten_share(&budget, MAX_UNWRITTEN_SHARE + 1).is_none(),
+      "past the largest share"
+    );
     drop(share);
     assert!(budget.reserve(100 << 10), "released with the store");
   }

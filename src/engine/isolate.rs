@@ -11,7 +11,7 @@ use std::time::Duration;
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
-use crate::engine::ops::{RunContext, WorldFunction};
+use crate::engine::ops::{ProgramSource, RunContext, WorldFunction};
 use crate::limits::answer_wait::MAX_SPIN;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;
@@ -19,6 +19,7 @@ use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind, Text};
 use crate::output::lossless::{Intrinsics, read_utf16};
 use crate::program::listing_guards::{GuardNames, Guards};
+use crate::program::own_text::{Change, GuardedText};
 use crate::program::strip::Stripped;
 
 /// The snapshot embedded at build time (see `build.rs`); empty when built without one.
@@ -244,20 +245,18 @@ impl PreparedIsolate {
     }
     shared.record_startup();
     let Stripped { code, guards, .. } = program;
-    let guard_names = guards.map(|Guards { names, shifts }| {
-      // For stack traces, whose columns must be the program's own.
-      js.op_state().borrow_mut().put(Rc::new(shifts));
-      names
-    });
-    start_program(
-      &mut js,
-      shared,
-      &world,
-      &code,
-      guard_names,
-      params,
-      namespaces_json,
+    let guards = guards.map(
+      |Guards {
+         names,
+         shifts,
+         changes,
+       }| {
+        // For stack traces, whose columns must be the program's own.
+        js.op_state().borrow_mut().put(Rc::new(shifts));
+        (names, changes)
+      },
     );
+    start_program(&mut js, shared, &world, code, guards, params, namespaces_json);
 
     tokio.block_on(async {
       tokio::select! {
@@ -369,8 +368,8 @@ fn start_program(
   js: &mut JsRuntime,
   shared: &RunShared,
   world: &WorldEntry,
-  program: &str,
-  guards: Option<GuardNames>,
+  code: String,
+  guards: Option<(GuardNames, Vec<(u32, Change)>)>,
   params: &[String],
   namespaces_json: &str,
 ) {
@@ -380,24 +379,28 @@ fn start_program(
   // The header has a line of its own, and the origin starts one line early, so V8 reports
   // the program's own line and column numbers.
   let function = format!(
-    "async function ({}) {{'use strict';\n{program}\n}}",
+    "async function ({}) {{'use strict';\n{code}\n}}",
     params.join(", ")
   );
   let source = match &guards {
     // Constants, so that not even a direct eval in the program can assign to them.
-    Some(GuardNames {
-      for_in,
-      spread,
-      each,
-      parameter,
-      poll,
-      ..
-    }) => format!(
+    Some((
+      GuardNames {
+        for_in,
+        spread,
+        each,
+        parameter,
+        poll,
+        ..
+      },
+      _,
+    )) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
        {parameter} = arguments[3], {poll} = arguments[4]; return {function} }})"
     ),
     None => format!("({function})"),
   };
+  let guarded = guards.is_some();
   let compiled = (|| {
     let source = v8::String::new(scope, &source)?;
     let name = v8::String::empty(scope);
@@ -416,10 +419,18 @@ fn start_program(
     );
     let script = v8::Script::compile(scope, source, Some(&origin))?;
     let program = script.run(scope)?;
+    if let Some((_, changes)) = guards {
+      // For the source text of its functions, which must be the program's own.
+      let script = program.try_cast::<v8::Function>().ok()?.script_id();
+      let text = GuardedText::new(code, changes);
+      JsRuntime::op_state_from(scope)
+        .borrow_mut()
+        .put(Rc::new(ProgramSource { script, text }));
+    }
     let start = v8::Local::new(scope, &world.start);
     let namespaces = v8::String::new(scope, namespaces_json)?;
     let undefined = v8::undefined(scope).into();
-    let guarded = v8::Boolean::new(scope, guards.is_some()).into();
+    let guarded = v8::Boolean::new(scope, guarded).into();
     start.call(scope, undefined, &[program, namespaces.into(), guarded])
   })();
   if compiled.is_none() {

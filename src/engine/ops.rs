@@ -18,6 +18,7 @@ use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
 use crate::output::lossless::{Intrinsics, Refusal, read_utf16, read_utf16_prefix, to_json_text};
+use crate::program::own_text::GuardedText;
 
 /// A function of the world that the runtime calls, kept under a private key of the global
 /// object: invisible to programs, and kept by the snapshot too.
@@ -426,6 +427,32 @@ pub fn op_dsh_icu_share<'s>(
     }
   };
   Some(v8::ArrayBuffer::with_backing_store(scope, &store.make_shared()))
+}
+
+/// The guarded program of a run, and the id of the script V8 compiled it in.
+pub struct ProgramSource {
+  pub script: i32,
+  pub text: GuardedText,
+}
+
+/// The program's own source text of `function`, given V8's `text` of it; `null` unless it is a
+/// function of the program whose text holds something the listing guards inserted.
+#[op2]
+pub fn op_dsh_own_source<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  function: v8::Local<'s, v8::Value>,
+  text: v8::Local<'s, v8::String>,
+) -> Option<v8::Local<'s, v8::String>> {
+  let state = JsRuntime::op_state_from(scope);
+  let program = state.borrow().try_borrow::<Rc<ProgramSource>>()?.clone();
+  let function = function.try_cast::<v8::Function>().ok()?;
+  if function.script_id() != program.script {
+    return None;
+  }
+  let line = function.get_script_line_number()?;
+  let column = function.get_script_column_number()?;
+  let own = program.text.own_text(line, column, &read_utf16(scope, text))?;
+  v8::String::new_from_two_byte(scope, &own, v8::NewStringType::Normal)
 }
 
 /// The bytes of the last `core.encode`, which deno_web hands straight to `op_blob_create_part`

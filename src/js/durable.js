@@ -10,6 +10,7 @@
 // here reaches it through the control namespace, `sync`, with the calls it must make.
 
 import { core } from 'ext:core/mod.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
 
@@ -19,6 +20,7 @@ const { createTimer, cancelTimer } = core;
 const ArrayPrototypePush = Array.prototype.push;
 const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
+const DateNow = Date.now;
 const DatePrototypeToString = Date.prototype.toString;
 const MapCtor = Map;
 const MapPrototypeDelete = Map.prototype.delete;
@@ -27,6 +29,7 @@ const MapPrototypeSet = Map.prototype.set;
 const MapPrototypeValues = Map.prototype.values;
 const MathFloor = Math.floor;
 const MathMax = Math.max;
+const MathRandom = Math.random;
 const NumberCtor = Number;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -172,9 +175,10 @@ function installWorld() {
   for (const name of ['parse', 'UTC']) {
     ObjectDefineProperty(VirtualDate, name, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateCtor, name) });
   }
-  ObjectDefineProperty(VirtualDate, 'now', { __proto__: null, value: { now() { return run.startTime + MathFloor(run.now); } }.now, writable: true, configurable: true });
+  const now = { now() { return run.startTime + MathFloor(run.now); } }.now;
+  ObjectDefineProperty(VirtualDate, 'now', { __proto__: null, value: presentAsBuiltin(now, DateNow), writable: true, configurable: true });
   ObjectDefineProperty(DateCtor.prototype, 'constructor', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
-  ObjectDefineProperty(globalThis, 'Date', { __proto__: null, value: VirtualDate, writable: true, configurable: true });
+  ObjectDefineProperty(globalThis, 'Date', { __proto__: null, value: presentAsBuiltin(VirtualDate, DateCtor), writable: true, configurable: true });
 
   // Formatting "now" reads the host's clock inside ICU.
   const DateTimeFormatPrototype = Intl.DateTimeFormat.prototype;
@@ -182,18 +186,18 @@ function installWorld() {
   ObjectDefineProperty(DateTimeFormatPrototype, 'format', {
     __proto__: null,
     ...format,
-    get: ObjectGetOwnPropertyDescriptor({ get format() {
+    get: presentAsBuiltin(ObjectGetOwnPropertyDescriptor({ get format() {
       const bound = ReflectApply(format.get, this, []);
-      return (date) => bound(date === undefined ? run.startTime + run.now : date);
-    } }, 'format').get,
+      return presentAsBuiltin((date) => bound(date === undefined ? run.startTime + run.now : date), bound);
+    } }, 'format').get, format.get),
   });
   const formatToParts = ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, 'formatToParts');
   ObjectDefineProperty(DateTimeFormatPrototype, 'formatToParts', {
     __proto__: null,
     ...formatToParts,
-    value: { formatToParts(date) {
+    value: presentAsBuiltin({ formatToParts(date) {
       return ReflectApply(formatToParts.value, this, [date === undefined ? run.startTime + run.now : date]);
-    } }.formatToParts,
+    } }.formatToParts, formatToParts.value),
   });
 
   const PerformancePrototype = ObjectGetPrototypeOf(performance);
@@ -210,7 +214,7 @@ function installWorld() {
 
   ObjectDefineProperty(Math, 'random', {
     __proto__: null,
-    value: { random() { return (run.random() * 2 ** 21 + (run.random() >>> 11)) / 2 ** 53; } }.random,
+    value: presentAsBuiltin({ random() { return (run.random() * 2 ** 21 + (run.random() >>> 11)) / 2 ** 53; } }.random, MathRandom),
     writable: true,
     configurable: true,
   });

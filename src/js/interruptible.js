@@ -10,6 +10,7 @@
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
 import { core } from 'ext:core/mod.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_is_proxy } = core.ops;
@@ -447,6 +448,7 @@ for (const name in generic) {
     },
   }[name];
   ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
+  presentAsBuiltin(guarded, native);
   ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
 }
 
@@ -459,7 +461,7 @@ const StringPrototypeLastIndexOfForGuards = String.prototype.lastIndexOf;
 const StringPrototypeIndexOfForGuards = String.prototype.indexOf;
 ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
   __proto__: null,
-  value: {
+  value: presentAsBuiltin({
     lastIndexOf(searchString) {
       if (this === null || this === undefined) {
         throw new TypeErrorCtorForGuards('String.prototype.lastIndexOf called on null or undefined');
@@ -476,7 +478,7 @@ ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
       }
       return found;
     },
-  }.lastIndexOf,
+  }.lastIndexOf, StringPrototypeLastIndexOfForGuards),
   writable: true,
   enumerable: false,
   configurable: true,

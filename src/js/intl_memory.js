@@ -11,6 +11,7 @@
 // (Segments keep a copy of their text: polling.js.)
 
 import { core } from 'ext:core/mod.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 
 const { op_dsh_icu_share, op_dsh_is_proxy } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
@@ -95,7 +96,7 @@ function countedConstructor(name, bytes) {
     ...ObjectGetOwnPropertyDescriptor(native.prototype, 'constructor'),
     value: counted,
   });
-  ObjectDefineProperty(Intl, name, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(Intl, name), value: counted });
+  ObjectDefineProperty(Intl, name, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(Intl, name), value: presentAsBuiltin(counted, native) });
 }
 
 // V8's own break iterator, which Node does not expose: its `adoptText` kept a copy of its text in ICU
@@ -119,7 +120,7 @@ for (const key of ['formatRange', 'formatRangeToParts']) {
     },
   }[key];
   ObjectDefineProperty(counted, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(DateTimeFormatPrototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, key), value: counted });
+  ObjectDefineProperty(DateTimeFormatPrototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, key), value: presentAsBuiltin(counted, native) });
 }
 
 /** Whether a calendar argument names one of the large calendars (a long one is taken to). */
@@ -157,5 +158,5 @@ for (const key of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']
     },
   }[key];
   ObjectDefineProperty(counted, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(Date.prototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(Date.prototype, key), value: counted });
+  ObjectDefineProperty(Date.prototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(Date.prototype, key), value: presentAsBuiltin(counted, native) });
 }

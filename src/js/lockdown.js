@@ -5,6 +5,9 @@
 //
 // Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
 // world has none: no WebAssembly (its memories), and no resizable or growable buffers.
+
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+
 export const lockdown = (function lockdown() {
   const ObjectDefineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
@@ -26,7 +29,7 @@ export const lockdown = (function lockdown() {
         return ReflectConstruct(target, [args[0]], newTarget === guarded ? target : newTarget);
       },
     });
-    const slot = { __proto__: null, value: guarded, enumerable: false, writable: true, configurable: true };
+    const slot = { __proto__: null, value: presentAsBuiltin(guarded, BufferCtor), enumerable: false, writable: true, configurable: true };
     ObjectDefineProperty(BufferCtor.prototype, 'constructor', slot);
     ObjectDefineProperty(globalThis, BufferCtor.name, slot);
   }

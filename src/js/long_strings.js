@@ -17,6 +17,7 @@
 // positions at a time.
 
 import { primordials } from 'ext:core/mod.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
@@ -421,6 +422,7 @@ function replaceAllOfString(text, search, replaceValue) {
 }
 
 function install(target, key, method, native) {
+  presentAsBuiltin(method, native);
   ObjectDefineProperty(method, 'length', { __proto__: null, value: native.length, configurable: true });
   ObjectDefineProperty(target, key, { __proto__: null, value: method, writable: true, enumerable: false, configurable: true });
 }

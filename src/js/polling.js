@@ -18,6 +18,7 @@
 // C++, one per character or element, without polling.
 
 import { core } from 'ext:core/mod.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, createDataProperty, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
@@ -56,7 +57,7 @@ function polled(native, name, call) {
     },
   }[name];
   ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: native.length, configurable: true });
-  return wrapper;
+  return presentAsBuiltin(wrapper, native);
 }
 
 const passThrough = (native, receiver, args) => ReflectApply(native, receiver, args);
@@ -118,7 +119,7 @@ const polledCompares = new WeakMapCtor();
 ObjectDefineProperty(Intl.Collator.prototype, 'compare', {
   __proto__: null,
   ...collatorCompare,
-  get: ObjectGetOwnPropertyDescriptor({
+  get: presentAsBuiltin(ObjectGetOwnPropertyDescriptor({
     get compare() {
       const native = ReflectApply(collatorCompare.get, this, []);
       let compare = ReflectApply(WeakMapPrototypeGet, polledCompares, [native]);
@@ -131,7 +132,7 @@ ObjectDefineProperty(Intl.Collator.prototype, 'compare', {
       }
       return compare;
     },
-  }, 'compare').get,
+  }, 'compare').get, collatorCompare.get),
 });
 
 // A Segments object keeps ICU's copy of its text (two bytes a code unit, and a break iterator of

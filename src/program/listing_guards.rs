@@ -34,6 +34,8 @@ use swc_ecma_ast::{
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
 
+use crate::program::own_text::Change;
+
 /// Parsed as the body of an async function, as the eraser parses it, so top-level `return` and
 /// `await` parse.
 const PREFIX: &str = "async function __dsh_program__() {\n";
@@ -57,11 +59,13 @@ pub struct GuardNames {
   pub poll: String,
 }
 
-/// How a program's listings were guarded: the names its text calls, and where its columns moved.
+/// How a program's listings were guarded: the names its text calls, where its columns moved, and
+/// what changed at which UTF-16 offset of the guarded text (for a function's own source).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Guards {
   pub names: GuardNames,
   pub shifts: ColumnShifts,
+  pub changes: Vec<(u32, Change)>,
 }
 
 /// Text inserted into the program: on each line (1-based, as V8 counts), the program's own column
@@ -636,16 +640,22 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
   pieces.sort_by_key(|&(at, rank, _)| (at, rank));
   let mut out = String::with_capacity(code.len() + pieces.len() * 8);
   let mut shifts: Vec<(u32, Vec<(u32, u32)>)> = Vec::new();
+  let mut changes: Vec<(u32, Change)> = Vec::new();
   let mut position = Position::default();
+  // Where the guarded text is, in UTF-16 units.
+  let mut units = 0u32;
   let mut copied = 0;
   for (at, _, piece) in pieces {
     position.advance(&code[copied..at]);
+    units += code[copied..at].encode_utf16().count() as u32;
     out.push_str(&code[copied..at]);
     copied = at;
     let inserted = match piece {
       Piece::Of => {
         out.push_str("of");
         position.advance("in");
+        changes.push((units, Change::In));
+        units += 2;
         copied += 2;
         continue;
       }
@@ -659,6 +669,9 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
       Piece::Close(text) => text.to_owned(),
     };
     out.push_str(&inserted);
+    // Inserted text is ASCII: its bytes are its UTF-16 units.
+    changes.push((units, Change::Inserted(inserted.len() as u32)));
+    units += inserted.len() as u32;
     let entry = (position.column, inserted.len() as u32);
     match shifts.last_mut() {
       Some((line, on_line)) if *line == position.line => on_line.push(entry),
@@ -671,6 +684,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
     Guards {
       names,
       shifts: ColumnShifts(shifts),
+      changes,
     },
   ))
 }
@@ -885,6 +899,41 @@ mod tests {
     assert_eq!(lines[2], "  é({...__dsh_spread(q)})");
     assert_eq!(shifts.original_column(3, 22), 9);
     assert_eq!(shifts.original_column(1, 1), 1);
+  }
+
+  #[test]
+  fn undoing_the_changes_gives_back_the_program() {
+    use crate::program::own_text::Change;
+    // Every kind of edit, after text of two and four bytes a character, on lines `\r\n` ends.
+    let program = "const s = 'é😀';\r\nlet async; for (async in o) for (const k in{ ...p }) ;\n\
+      function f(a, { b, ...r }, ...more) { while (a) a--; return { ...r } }\n\
+      for (const { x, ...y } of list) do ; while (0)\nfor (k in(v)) ;";
+    let (code, guards) = guard_listings(program, &[]).unwrap().unwrap();
+    let units: Vec<u16> = code.encode_utf16().collect();
+    let mut own = Vec::new();
+    let mut copied = 0;
+    for &(at, change) in &guards.changes {
+      let at = at as usize;
+      own.extend_from_slice(&units[copied..at]);
+      copied = match change {
+        Change::Inserted(length) => at + length as usize,
+        Change::In => {
+          assert_eq!(String::from_utf16(&units[at..at + 2]).unwrap(), "of");
+          own.extend("in".encode_utf16());
+          at + 2
+        }
+      };
+    }
+    own.extend_from_slice(&units[copied..]);
+    assert_eq!(String::from_utf16(&own).unwrap(), program);
+    assert_eq!(
+      guards
+        .changes
+        .iter()
+        .filter(|(_, change)| *change == Change::In)
+        .count(),
+      3
+    );
   }
 
   #[test]

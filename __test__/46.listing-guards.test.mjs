@@ -101,6 +101,14 @@ const made = new Function('n', 'while (n) n--; return n')
 return [String(outer), arrow.toString(), Function.prototype.toString.call(loop), '' + C, String(h),
   String(Object.getOwnPropertyDescriptor(C, 'm1').value), String(Object.getOwnPropertyDescriptor(C.prototype, 'g').get),
   String(o.m), String(o['k\u00e9\u{1F600}y']), String(made), String(outer) === String(outer)]`,
+  'the call sites a program\'s Error.prepareStackTrace receives, at the program\'s own columns': `const columnsOf = (error) => {
+  Error.prepareStackTrace = (_, sites) => sites.slice(0, 1).map((s) => [s.getColumnNumber(), s.getEnclosingColumnNumber(),
+    String(s).replace(/.*:/, ''), s.toString().replace(/.*:/, '')])
+  try { return error.stack } finally { Error.prepareStackTrace = undefined }
+}
+function f(o) { for (const k in o) { while (true) { return columnsOf(new Error('x')) } } }
+const g = () => { for (;;) { const e = new Error('y'); return { ...{ a: 1 }, c: columnsOf(e) } } }
+return [f({ a: 1 }), g()]`,
   'built-ins the runtime stands in front of read as native code': `const fns = [''.normalize, ''.toUpperCase,
   ''.localeCompare, ''.lastIndexOf, ''.replaceAll, ''.split, [].join, [].includes, new Uint8Array(1).fill, JSON.parse,
   JSON.stringify, Object.assign, Object.keys, Reflect.ownKeys, Intl.DateTimeFormat, Intl.Segmenter,

@@ -11,7 +11,8 @@ use std::time::Duration;
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
-use crate::engine::ops::{ProgramSource, RunContext, WorldFunction};
+use crate::engine::ops::{ProgramSource, RunContext};
+use crate::engine::world_functions::WorldFunction;
 use crate::limits::answer_wait::MAX_SPIN;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;

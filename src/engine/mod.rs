@@ -23,5 +23,6 @@ mod stack_room;
 mod structured_clone;
 mod url;
 mod world;
+mod world_functions;
 
 pub(crate) use isolate::live_isolate_threads;

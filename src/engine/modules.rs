@@ -19,7 +19,7 @@ use deno_core::{
 };
 use deno_error::JsErrorBox;
 
-use crate::engine::ops::WorldFunction;
+use crate::engine::world_functions::WorldFunction;
 
 use crate::limits::run::RunShared;
 

@@ -14,48 +14,13 @@ use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of, unwritten_share};
 use crate::engine::digest;
 use crate::engine::stack::render_thrown;
+use crate::engine::world_functions::WorldFunction;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
 use crate::output::lossless::{Intrinsics, Refusal, read_utf16, read_utf16_prefix, to_json_text};
+use crate::program::listing_guards::ColumnShifts;
 use crate::program::own_text::GuardedText;
-
-/// A function of the world that the runtime calls, kept under a private key of the global
-/// object: invisible to programs, and kept by the snapshot too.
-#[derive(Clone, Copy)]
-pub enum WorldFunction {
-  /// world.js's `start`, called in every run with its program.
-  Start,
-  /// lockdown.js's `lockdown`, called in every isolate as it is prepared.
-  Lockdown,
-  /// deno_core's `hasTickScheduled`: whether `process.nextTick` has queued anything.
-  HasTickScheduled,
-  /// deno_core's `runNextTicks`: runs what `process.nextTick` queued, and the microtasks after.
-  RunNextTicks,
-  /// main.js's `loadNodeModule`: loads and evaluates a `node:` module, if it is not yet.
-  LoadNodeModule,
-}
-
-impl WorldFunction {
-  pub fn key<'s>(self, scope: &v8::PinScope<'s, '_>) -> v8::Local<'s, v8::Private> {
-    let name = match self {
-      WorldFunction::Start => "dsh-code-runtime-v8#start",
-      WorldFunction::Lockdown => "dsh-code-runtime-v8#lockdown",
-      WorldFunction::HasTickScheduled => "dsh-code-runtime-v8#hasTickScheduled",
-      WorldFunction::RunNextTicks => "dsh-code-runtime-v8#runNextTicks",
-      WorldFunction::LoadNodeModule => "dsh-code-runtime-v8#loadNodeModule",
-    };
-    let name = v8::String::new(scope, name).expect("a short key");
-    v8::Private::for_api(scope, Some(name))
-  }
-
-  /// The function kept under this key in `scope`'s context, if the world kept it.
-  pub fn function<'s>(self, scope: &mut v8::PinScope<'s, '_>) -> Option<v8::Local<'s, v8::Function>> {
-    let global = scope.get_current_context().global(scope);
-    let key = self.key(scope);
-    global.get_private(scope, key)?.try_cast().ok()
-  }
-}
 
 /// What the ops of one run share, kept in its `OpState`.
 pub struct RunContext {
@@ -297,6 +262,7 @@ pub fn op_dsh_keep_world<'s>(
   has_tick_scheduled: v8::Local<'s, v8::Function>,
   run_next_ticks: v8::Local<'s, v8::Function>,
   load_node_module: v8::Local<'s, v8::Function>,
+  own_call_sites: v8::Local<'s, v8::Function>,
 ) {
   let global = scope.get_current_context().global(scope);
   for (which, function) in [
@@ -305,6 +271,7 @@ pub fn op_dsh_keep_world<'s>(
     (WorldFunction::HasTickScheduled, has_tick_scheduled),
     (WorldFunction::RunNextTicks, run_next_ticks),
     (WorldFunction::LoadNodeModule, load_node_module),
+    (WorldFunction::OwnCallSites, own_call_sites),
   ] {
     let key = which.key(scope);
     if global.has_private(scope, key) != Some(true) {
@@ -429,6 +396,19 @@ pub fn op_dsh_icu_share<'s>(
   Some(v8::ArrayBuffer::with_backing_store(scope, &store.make_shared()))
 }
 
+/// The program's own 1-based column for V8's `column` on `line` of the program's script: where the
+/// listing guards inserted text before it, V8's is further right.
+// Shared, not taken: a call site is read while V8 builds a stack, and an op may hold the state.
+#[op2(fast)]
+pub fn op_dsh_own_column(state: Rc<RefCell<OpState>>, line: u32, column: u32) -> u32 {
+  let Ok(state) = state.try_borrow() else {
+    return column;
+  };
+  state
+    .try_borrow::<Rc<ColumnShifts>>()
+    .map_or(column, |shifts| shifts.original_column(line, column))
+}
+
 /// The guarded program of a run, and the id of the script V8 compiled it in.
 pub struct ProgramSource {
   pub script: i32,
@@ -444,7 +424,11 @@ pub fn op_dsh_own_source<'s>(
   text: v8::Local<'s, v8::String>,
 ) -> Option<v8::Local<'s, v8::String>> {
   let state = JsRuntime::op_state_from(scope);
-  let program = state.borrow().try_borrow::<Rc<ProgramSource>>()?.clone();
+  let program = state
+    .try_borrow()
+    .ok()?
+    .try_borrow::<Rc<ProgramSource>>()?
+    .clone();
   let function = function.try_cast::<v8::Function>().ok()?;
   if function.script_id() != program.script {
     return None;

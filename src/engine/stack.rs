@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use deno_core::{JsRuntime, v8};
 
+use crate::engine::world_functions::WorldFunction;
 use crate::limits::run::RunShared;
 use crate::output::lossless::read_utf16;
 use crate::program::listing_guards::ColumnShifts;
@@ -207,9 +208,26 @@ pub fn prepare_stack_trace<'s>(
         .ok()?;
       Some((error_ctor, hook))
     });
+  // Shared, not taken: V8 can build a stack while an op holds the state (an op's own error).
+  let shifts = JsRuntime::op_state_from(scope)
+    .try_borrow()
+    .ok()
+    .and_then(|state| state.try_borrow::<Rc<ColumnShifts>>().cloned());
   if let Some((error_ctor, hook)) = user_hook {
     let elements: Vec<v8::Local<v8::Value>> = kept.iter().map(|site| (*site).into()).collect();
     let array = v8::Array::new_with_elements(scope, &elements);
+    if shifts.is_some()
+      && let Some(own_call_sites) = WorldFunction::OwnCallSites.function(scope)
+    {
+      // The columns the hook reads must be the program's own.
+      let undefined = v8::undefined(scope).into();
+      if own_call_sites.call(scope, undefined, &[array.into()]).is_none() {
+        if scope.has_caught() {
+          scope.rethrow();
+        }
+        return v8::undefined(scope).into();
+      }
+    }
     if let Some(result) = hook.call(scope, error_ctor.into(), &[error, array.into()]) {
       return result;
     }
@@ -218,11 +236,6 @@ pub fn prepare_stack_trace<'s>(
     }
     return v8::undefined(scope).into();
   }
-  // Shared, not taken: V8 can build a stack while an op holds the state (an op's own error).
-  let shifts = JsRuntime::op_state_from(scope)
-    .try_borrow()
-    .ok()
-    .and_then(|state| state.try_borrow::<Rc<ColumnShifts>>().cloned());
   let mut text = header(scope, error);
   for site in kept {
     if let Some(frame) = call_method(scope, site, "toString", &[]).and_then(|frame| frame.to_string(scope)) {

@@ -66,6 +66,7 @@ deno_core::extension!(
     ops::op_dsh_blob_read_part_into,
     ops::op_dsh_icu_share,
     ops::op_dsh_own_source,
+    ops::op_dsh_own_column,
     structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",

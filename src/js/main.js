@@ -13,6 +13,7 @@ import * as web from 'ext:dsh/web.js';
 import * as world from 'ext:dsh/world.js';
 import { Buffer } from 'ext:dsh/buffer.js';
 import { lockdown } from 'ext:dsh/lockdown.js';
+import { ownCallSites } from 'ext:dsh/source_text.js';
 // Last: it calls into all of the above (see warm_up.js).
 import 'ext:dsh/warm_up.js';
 
@@ -54,6 +55,6 @@ install('Buffer', Buffer);
 const loadNodeModule = (function loadNodeModule(specifier) {
   op_lazy_load_esm(specifier);
 });
-op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks, loadNodeModule);
+op_dsh_keep_world(world.start, lockdown, core.hasTickScheduled, core.runNextTicks, loadNodeModule, ownCallSites);
 // Every run asks it after its first turn: called once here, it is compiled into the snapshot.
 core.hasTickScheduled();

@@ -59,6 +59,8 @@ const USES = [
   'String(v).replace(/a/g, "bb")', 'String(v).match(/x/g)', 'String(v).padStart(2 ** 24)', 'String(v).repeat(64)',
   'new Intl.Segmenter().segment(String(v))', 'new Intl.Collator().compare(String(v), "a")',
   'new Intl.DateTimeFormat("ja-JP-u-ca-japanese", { dateStyle: "full" }).formatRange(0, String(v).length)',
+  'Function.prototype.toString.call(v)', 'String((o) => { for (const k in o) while (0); return { ...v } })',
+  '(Error.prepareStackTrace = (e, s) => s.map((c) => [c.getColumnNumber(), String(c)]), new Error(String(v)).stack)',
   'new TextEncoder().encode(String(v))', 'new TextDecoder().decode(new TextEncoder().encode(String(v)))',
   'new URLSearchParams(String(v))', 'new URL("http://h/?" + String(v))', 'btoa(String(v))', 'atob(String(v))',
   'Buffer.from(String(v)).toString("base64")', 'new Blob([String(v)]).size',

@@ -167,6 +167,20 @@ return [seen.size > 400, found]`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [true, added] })
 })
 
+test('a call site whose columns moved has every method V8\'s call sites have, and the string iterator\'s next reads as native', async () => {
+  const program = `for (const k in {}) {}
+let names
+Error.prepareStackTrace = (e, sites) => {
+  const own = Object.getPrototypeOf(sites[0])
+  names = [Object.getOwnPropertyNames(own), Object.getOwnPropertyNames(Object.getPrototypeOf(own))]
+  return sites[0].getColumnNumber()
+}
+function f() { for (;;) { return new Error('x').stack } }
+return [f(), names[0].length > 20 && names[0].join() === names[1].join(), String('x'.repeat(2 ** 21)[Symbol.iterator]().next)]`
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }),
+    { logs: [], value: [34, true, 'function next() { [native code] }'] })
+})
+
 test('a for-in beside a using declaration, which Node 20 cannot parse, is guarded too', async () => {
   const program = `{ using d = null } const keys = []; for (const k in { a: 1 }) keys.push(k)
 try { ({ ...new Uint8Array(2 ** 17) }) } catch (e) { return [keys, e.name] }`

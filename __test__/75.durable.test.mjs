@@ -176,14 +176,16 @@ return [Date.now() - t0, performance.now() - p0, s, new Date().getTime() - t0]`
   assert.deepStrictEqual(recorded.journal.events.map(({ type, t }) => [type, t]), [['timer', 1000]])
 })
 
-test('the durable clock and randomness read as the built-ins they stand in front of', async () => {
+test('the durable clock, randomness and refusals read as the built-ins they stand in front of', async () => {
   const program = `const f = new Intl.DateTimeFormat()
 return [Date, Date.now, Math.random, Intl.DateTimeFormat.prototype.formatToParts, f.format,
-  Object.getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format').get].map(String)`
+  Object.getOwnPropertyDescriptor(Intl.DateTimeFormat.prototype, 'format').get, WeakRef, FinalizationRegistry,
+  Atomics.waitAsync].map(String)`
   const { result } = await runtime.runDurable({ program, bindings: [] })
   assert.deepStrictEqual(result, { logs: [], value: ['function Date() { [native code] }', 'function now() { [native code] }',
     'function random() { [native code] }', 'function formatToParts() { [native code] }', 'function () { [native code] }',
-    'function get format() { [native code] }'] })
+    'function get format() { [native code] }', 'function WeakRef() { [native code] }',
+    'function FinalizationRegistry() { [native code] }', 'function waitAsync() { [native code] }'] })
 })
 
 test('randomness draws from the seed: the same seed gives the same values, node:crypto\'s included', async () => {

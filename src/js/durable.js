@@ -267,14 +267,14 @@ function installWorld() {
   }
   ObjectDefineProperty(Atomics, 'waitAsync', {
     __proto__: null,
-    value: { waitAsync() { return refuse('Atomics.waitAsync', 'it resolves on the host\'s clock'); } }.waitAsync,
+    value: presentAsBuiltin({ waitAsync() { return refuse('Atomics.waitAsync', 'it resolves on the host\'s clock'); } }.waitAsync, Atomics.waitAsync),
     writable: true,
     configurable: true,
   });
   for (const name of ['WeakRef', 'FinalizationRegistry']) {
     // A plain function, so that `new` reaches the refusal.
     const refused = { [name]: function () { return refuse(name, 'what it sees depends on when garbage is collected'); } }[name];
-    ObjectDefineProperty(globalThis, name, { __proto__: null, value: refused, writable: true, configurable: true });
+    ObjectDefineProperty(globalThis, name, { __proto__: null, value: presentAsBuiltin(refused, globalThis[name]), writable: true, configurable: true });
   }
   ObjectDefineProperty(AbortSignal, 'timeout', {
     __proto__: null,

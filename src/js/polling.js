@@ -516,6 +516,7 @@ class LongStringIterator {
   }
 }
 // Shaped as V8's string iterators are: `next` on a prototype under %IteratorPrototype%.
+presentAsBuiltin(LongStringIterator.prototype.next, Object.getPrototypeOf(''[Symbol.iterator]()).next);
 delete LongStringIterator.prototype.constructor;
 Object.setPrototypeOf(LongStringIterator.prototype, IteratorPrototype);
 ObjectDefineProperty(LongStringIterator.prototype, Symbol.toStringTag, { __proto__: null, value: 'String Iterator', configurable: true });

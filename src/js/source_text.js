@@ -11,7 +11,9 @@ const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectCreate = Object.create;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ReflectApply = Reflect.apply;
+const ReflectOwnKeys = Reflect.ownKeys;
 const ReflectSetPrototypeOf = Reflect.setPrototypeOf;
 const StringPrototypeLastIndexOf = String.prototype.lastIndexOf;
 const StringPrototypeSlice = String.prototype.slice;
@@ -61,42 +63,49 @@ let columnsMoved;
 function ownCallSitePrototypeOver(native) {
   const { getFileName, getLineNumber, getColumnNumber, getEnclosingLineNumber, getEnclosingColumnNumber } = native;
   const callSiteToString = native.toString;
-  // V8's column, and the program's own for it.
-  const columns = (site, lineOf, columnOf) => {
-    const column = ReflectApply(columnOf, site, []);
-    if (typeof column !== 'number' || column < 1 || ReflectApply(getFileName, site, []) !== '') return [column, column];
+  // The program's own column for V8's `column` of `site` (run at a stack's making, so nothing here
+  // iterates: a program may have replaced the array iterator).
+  const ownColumn = (site, lineOf, column) => {
+    if (typeof column !== 'number' || column < 1 || ReflectApply(getFileName, site, []) !== '') return column;
     // The program's lines are 1 and on; its header, V8's line 0 here, had nothing inserted.
     const line = ReflectApply(lineOf, site, []);
-    return [column, typeof line === 'number' && line >= 1 ? op_dsh_own_column(line, column) : column];
+    return typeof line === 'number' && line >= 1 ? op_dsh_own_column(line, column) : column;
   };
-  const moved = ([column, own]) => column !== own;
-  columnsMoved = (site) => moved(columns(site, getLineNumber, getColumnNumber)) ||
-    moved(columns(site, getEnclosingLineNumber, getEnclosingColumnNumber));
-  const methods = {
+  const movedColumn = (site, lineOf, columnOf) => {
+    const column = ReflectApply(columnOf, site, []);
+    return ownColumn(site, lineOf, column) !== column;
+  };
+  columnsMoved = (site) => movedColumn(site, getLineNumber, getColumnNumber) ||
+    movedColumn(site, getEnclosingLineNumber, getEnclosingColumnNumber);
+  const own = {
     getColumnNumber() {
-      return columns(this, getLineNumber, getColumnNumber)[1];
+      return ownColumn(this, getLineNumber, ReflectApply(getColumnNumber, this, []));
     },
     getEnclosingColumnNumber() {
-      return columns(this, getEnclosingLineNumber, getEnclosingColumnNumber)[1];
+      return ownColumn(this, getEnclosingLineNumber, ReflectApply(getEnclosingColumnNumber, this, []));
     },
     toString() {
       const text = ReflectApply(callSiteToString, this, []);
-      const [column, own] = columns(this, getLineNumber, getColumnNumber);
+      const column = ReflectApply(getColumnNumber, this, []);
+      const columnOwn = ownColumn(this, getLineNumber, column);
       const position = ':' + ReflectApply(getLineNumber, this, []) + ':';
       const written = position + column;
       const at = ReflectApply(StringPrototypeLastIndexOf, text, [written]);
-      if (column === own || at === -1) return text;
-      return ReflectApply(StringPrototypeSlice, text, [0, at]) + position + own +
+      if (column === columnOwn || at === -1) return text;
+      return ReflectApply(StringPrototypeSlice, text, [0, at]) + position + columnOwn +
         ReflectApply(StringPrototypeSlice, text, [at + written.length]);
     },
   };
+  // Every method V8's prototype has, so that listing them lists the same names.
   const prototype = ObjectCreate(native);
-  for (const key of ['getColumnNumber', 'getEnclosingColumnNumber', 'toString']) {
-    ObjectDefineProperty(prototype, key, {
-      __proto__: null,
-      ...ObjectGetOwnPropertyDescriptor(native, key),
-      value: presentAsBuiltin(methods[key], native[key]),
-    });
+  const keys = ReflectOwnKeys(native);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const descriptor = { __proto__: null, ...ObjectGetOwnPropertyDescriptor(native, key) };
+    if (ReflectApply(ObjectPrototypeHasOwnProperty, own, [key])) {
+      descriptor.value = presentAsBuiltin(own[key], descriptor.value);
+    }
+    ObjectDefineProperty(prototype, key, descriptor);
   }
   return prototype;
 }

@@ -7,8 +7,12 @@
 use std::cell::OnceCell;
 
 /// The longest stretch V8 records between a function's first character and its parameters (a
-/// 16-bit offset); past it, V8 gives `[native code]` for the function's source.
-const MAX_HEADER_UNITS: usize = 0xFFFF;
+/// 16-bit offset, 0xFFFF meaning out of range); past it, V8 gives `[native code]` for the
+/// function's source. A class's text is V8's from its own start, however far before.
+const MAX_HEADER_UNITS: usize = 0xFFFE;
+
+/// `class`, in UTF-16 units.
+const CLASS: [u16; 5] = [b'c' as u16, b'l' as u16, b'a' as u16, b's' as u16, b's' as u16];
 
 /// Past this many UTF-16 units compared to find a function in the program, its text is left as V8
 /// gives it: only a contrived, self-similar header gets near it, and the search runs in one op.
@@ -107,8 +111,14 @@ fn find_start(units: &[u16], parameters: usize, text: &[u16]) -> Option<usize> {
   if text.is_empty() {
     return None;
   }
+  let is_class = text.starts_with(&CLASS);
+  let max_header = if is_class {
+    parameters
+  } else {
+    MAX_HEADER_UNITS.min(parameters)
+  };
   let mut compared = 0;
-  for header in 0..=MAX_HEADER_UNITS.min(parameters).min(text.len().saturating_sub(1)) {
+  for header in 0..=max_header.min(text.len() - 1) {
     if text[header] != first {
       continue;
     }
@@ -187,6 +197,21 @@ mod tests {
     assert_eq!(
       own(&guarded, 3, 6, "() => {__dsh_poll();}").as_deref(),
       Some("() => {}")
+    );
+  }
+
+  #[test]
+  fn a_class_is_found_however_far_its_constructor_is_from_its_start() {
+    let member = format!("m() {{ return '{}' }} ", "x".repeat(70_000));
+    let code = format!("class C {{ {member}constructor(a) {{ while (a) {{__dsh_poll();a--}} }} }}");
+    let parameters = code.find("(a)").unwrap() as u32;
+    let poll = code.find("__dsh").unwrap() as u32;
+    let guarded = GuardedText::new(code.clone(), vec![(poll, Change::Inserted(13))]);
+    assert_eq!(
+      own(&guarded, 0, parameters, &code),
+      Some(format!(
+        "class C {{ {member}constructor(a) {{ while (a) {{a--}} }} }}"
+      ))
     );
   }
 

@@ -57,35 +57,41 @@ impl GuardedText {
     });
     let parameters = *line_starts.get(line as usize)? as usize + column as usize;
     let start = find_start(units, parameters, text)?;
-    let end = start + text.len();
-    let first = self.changes.partition_point(|&(at, _)| (at as usize) < start);
-    let inside: Vec<(usize, Change)> = self.changes[first..]
-      .iter()
-      .map(|&(at, change)| (at as usize, change))
-      .take_while(|&(at, _)| at < end)
-      .collect();
-    if inside.is_empty() {
+    without_changes(units, &self.changes, start, start + text.len())
+  }
+}
+
+/// `units[start..end]` of a guarded text, with `changes` taken out; `None` when none falls in it, or
+/// one does not end inside it (text V8 gives for a function never ends inside what was inserted).
+pub fn without_changes(
+  units: &[u16],
+  changes: &[(u32, Change)],
+  start: usize,
+  end: usize,
+) -> Option<Vec<u16>> {
+  let first = changes.partition_point(|&(at, _)| (at as usize) < start);
+  let inside = &changes[first..changes.partition_point(|&(at, _)| (at as usize) < end)];
+  if inside.is_empty() {
+    return None;
+  }
+  let mut own = Vec::with_capacity(end - start);
+  let mut copied = start;
+  for &(at, change) in inside {
+    let at = at as usize;
+    own.extend_from_slice(&units[copied..at]);
+    copied = match change {
+      Change::Inserted(length) => at + length as usize,
+      Change::In => {
+        own.extend("in".encode_utf16());
+        at + 2
+      }
+    };
+    if copied > end {
       return None;
     }
-    let mut own = Vec::with_capacity(text.len());
-    let mut copied = start;
-    for (at, change) in inside {
-      own.extend_from_slice(&units[copied..at]);
-      copied = match change {
-        Change::Inserted(length) => at + length as usize,
-        Change::In => {
-          own.extend("in".encode_utf16());
-          at + 2
-        }
-      };
-      // Text V8 gives for a function never ends inside what was inserted.
-      if copied > end {
-        return None;
-      }
-    }
-    own.extend_from_slice(&units[copied..end]);
-    Some(own)
   }
+  own.extend_from_slice(&units[copied..end]);
+  Some(own)
 }
 
 /// Where each line of `units` begins, with V8's line terminators (`\r\n` is one).

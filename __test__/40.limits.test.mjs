@@ -111,6 +111,46 @@ describe('heap cap', () => {
     await dispose()
   })
 
+  test('an array whose elements could never fit the cap ends the run as the heap\'s before V8 asks for them', async () => {
+    const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 16, computeMs: 30_000 })
+    const atSixteen = { logs: [], error: { ...exhausted.error, message: exhausted.error.message.replace('32', '16') } }
+    // V8 gives an array of up to 2^25 elements its whole backing store in one request: 128 MiB
+    // for 2^24, which the near-limit hook would have to let through, whatever the cap.
+    for (const program of [
+      'const v = new Array(2 ** 24); return v.length',
+      'return Array(3e7).fill(0).length',
+      'const make = (n) => new Array(n); for (let i = 20; ; i++) make(2 ** i)',
+      'try { new Array(2 ** 25) } catch { } return "caught"',
+      // Array.from of an array-like makes its result at the array-like's length first.
+      'return Array.from({ length: 2 ** 24 }, (_, i) => i).length',
+    ]) {
+      const { result, usage } = await runtime.runWithUsage({ program, bindings: [] })
+      assert.deepStrictEqual(result, atSixteen, program)
+      // Within twice the cap (the arrays that fit and their garbage), where one request took 130 MiB.
+      assert.ok(usage.heapPeakBytes < 32 * 2 ** 20, `${program}: heapPeakBytes ${usage.heapPeakBytes}`)
+    }
+    await dispose()
+    // Arrays that fit, lengths V8 keeps in dictionary mode, and another Array, are as V8 makes them.
+    const roomy = await setup({ maxOldGenerationSizeMb: 64 })
+    const result = await roomy.runtime.run({
+      program: `const fits = new Array(2 ** 21).fill(1).reduce((a, b) => a + b, 0)
+const sparse = Array(2 ** 26).length
+let Mine = class { constructor(n) { this.n = n } }
+const own = (() => { const Array = Mine; return new Array(2 ** 24).n })()
+let errors = []
+for (const n of [-1, 2 ** 32, 1.5]) try { new Array(n) } catch (e) { errors.push(String(e)) }
+const iterable = { length: 2 ** 24, *[Symbol.iterator]() { yield 1 } }
+class Small extends Array {}
+const from = [Array.from({ length: 3 }, (_, i) => i * 2), Array.from(iterable), Array.from('ab'), Small.from({ length: 2 }).length]
+try { Array.from({ length: 2 ** 24 }, 5) } catch (e) { from.push(e.name) }
+return [fits, sparse, own, new Array('3'), errors, from, Array.from.name, Array.from.length]`,
+      bindings: [],
+    })
+    assert.deepStrictEqual(result, { logs: [], value: [2 ** 21, 2 ** 26, 2 ** 24, ['3'], Array(3).fill('RangeError: Invalid array length'),
+      [[0, 2, 4], [1], ['a', 'b'], 2, 'TypeError'], 'from', 1] })
+    await roomy.dispose()
+  })
+
   test('50 out-of-memory runs in a row leave the host healthy', async () => {
     const { runtime, dispose } = await setup({ maxOldGenerationSizeMb: 32, computeMs: 30_000 })
     const before = process.memoryUsage().rss

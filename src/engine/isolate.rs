@@ -392,12 +392,13 @@ fn start_program(
         each,
         parameter,
         poll,
+        array_length,
         ..
       },
       _,
     )) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
-       {parameter} = arguments[3], {poll} = arguments[4]; return {function} }})"
+       {parameter} = arguments[3], {poll} = arguments[4], {array_length} = arguments[5]; return {function} }})"
     ),
     None => format!("({function})"),
   };

@@ -13,7 +13,7 @@ import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
-const { op_dsh_is_proxy } = core.ops;
+const { op_dsh_array_past_heap, op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
 const MathMax = Math.max;
 const MathMin = Math.min;
@@ -34,6 +34,8 @@ const WeakSetPrototypeAdd = WeakSet.prototype.add;
 const WeakSetPrototypeDelete = WeakSet.prototype.delete;
 const StringCtorForGuards = String;
 const SymbolSpecies = Symbol.species;
+const SymbolIteratorForGuards = Symbol.iterator;
+const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
 const TypeErrorCtorForGuards = TypeError;
 const RangeErrorCtorForGuards = RangeError;
 
@@ -76,6 +78,59 @@ function arrayCreate(length) {
   ReflectApplyForGuards(WeakSetPrototypeAdd, unsized, [array]);
   return array;
 }
+
+// Past this, V8 makes an array of a length in dictionary mode, with no backing store to ask for.
+const FAST_ARRAY_LIMIT = 2 ** 25;
+const globalObject = globalThis;
+const ObjectGetOwnPropertyDescriptorForGuards = Object.getOwnPropertyDescriptor;
+
+/** Whether V8 would ask for the elements of a new array of `length` in one request the heap limit
+ * could never hold, however much is collected; the run then ends as the heap's, instead of the
+ * request, and what the program is given until its termination lands is an empty array. */
+function endsPastHeap(length) {
+  return length > LONG_LENGTH && length <= FAST_ARRAY_LIMIT && length === MathTrunc(length) && op_dsh_array_past_heap(length);
+}
+
+/** The array guard: the program's one-argument `new Array(n)` and `Array(n)` pass `n` here first
+ * (src/program/listing_guards.rs). */
+export function arrayLength(length) {
+  if (typeof length !== 'number' || !(length > LONG_LENGTH)) return length;
+  // Only V8's own Array makes that request; a program may have put another in its place.
+  const global = ObjectGetOwnPropertyDescriptorForGuards(globalObject, 'Array');
+  if (global === undefined || global.value !== ArrayCtor) return length;
+  return endsPastHeap(length) ? 0 : length;
+}
+
+/** The `length` Array.from reads of `items` when it takes it as an array-like (no `Symbol.iterator`
+ * on its chain), or undefined; found without calling a getter or trap of the program's. */
+function plainArrayLikeLength(items) {
+  if (typeof items !== 'object' || items === null || op_dsh_is_proxy(items)) return undefined;
+  const own = ObjectGetOwnPropertyDescriptorForGuards(items, 'length');
+  if (own === undefined || typeof own.value !== 'number') return undefined;
+  for (let link = items; link !== null; link = ObjectGetPrototypeOfForGuards(link)) {
+    if (op_dsh_is_proxy(link) || ObjectGetOwnPropertyDescriptorForGuards(link, SymbolIteratorForGuards) !== undefined) return undefined;
+  }
+  return own.value;
+}
+
+// Array.from of an array-like makes its result at the array-like's length first, as `new Array`.
+const ArrayFromNative = ArrayCtor.from;
+ObjectDefinePropertyForGuards(ArrayCtor, 'from', {
+  __proto__: null,
+  value: presentAsBuiltin({
+    from(items) {
+      const mapper = arguments.length > 1 ? arguments[1] : undefined;
+      if (this === ArrayCtor && (mapper === undefined || typeof mapper === 'function')) {
+        const length = plainArrayLikeLength(items);
+        if (length !== undefined && endsPastHeap(toLength(length))) return [];
+      }
+      return ReflectApplyForGuards(ArrayFromNative, this, arguments);
+    },
+  }.from, ArrayFromNative),
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
 
 /** Gives an array `speciesCreate` made empty the length it was made for. */
 function sizeCreated(array, length) {

@@ -19,6 +19,11 @@
 //! JavaScript polls for termination only when its tiering budget runs out, and never in a function
 //! past 60 KB of bytecode; entering the poll's function polls.
 //!
+//! A one-argument `new Array(n)` or `Array(n)` passes `n` to a guard first: V8 gives an array of up
+//! to 2^25 elements its whole backing store in one request (`new Array(2 ** 24)` is 128 MB whatever
+//! the heap cap), which the near-limit hook must let through; the guard ends the run as the heap's
+//! before a request the cap could never hold. Left alone where the program binds the name `Array`.
+//!
 //! Insertions move the columns after them on their line; `ColumnShifts` moves a stack frame's
 //! column back to the program's own.
 
@@ -27,9 +32,10 @@ use std::collections::HashSet;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, ClassMethod, Constructor, DoWhileStmt, EsVersion,
-  Expr, ForHead, ForInStmt, ForOfStmt, ForStmt, Function, Ident, MethodKind, ObjectPat, ObjectPatProp,
-  ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, VarDeclarator, WhileStmt,
+  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl, ClassExpr,
+  ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead, ForInStmt,
+  ForOfStmt, ForStmt, Function, Ident, MethodKind, NewExpr, ObjectPat, ObjectPatProp, ParamOrTsParamProp,
+  Pat, PrivateMethod, PropOrSpread, SetterProp, VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -57,6 +63,8 @@ pub struct GuardNames {
   pub argument: String,
   /// Called first in every loop's body.
   pub poll: String,
+  /// Takes the length a one-argument `new Array` or `Array` call is given.
+  pub array_length: String,
 }
 
 /// How a program's listings were guarded: the names its text calls, where its columns moved, and
@@ -117,6 +125,9 @@ fn may_loop(code: &str) -> bool {
   ["for", "while", "do"].iter().any(|word| has_word(code, word))
 }
 
+/// The global constructor whose one-argument calls the array guard takes.
+const ARRAY: &str = "Array";
+
 /// The syntax of what V8 15 takes that the eraser lets through (decorators, which V8 then refuses in
 /// its own words; `using` declarations).
 fn syntax() -> Syntax {
@@ -131,7 +142,8 @@ fn syntax() -> Syntax {
 /// program too. A program that can list but cannot be read again, or whose for-in the rewrite
 /// cannot find the `in` of, is refused: left as it is, its listings would go unguarded.
 pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Guards)>, String> {
-  if !may_list(code) && !may_loop(code) {
+  let must_guard = may_list(code) || may_loop(code);
+  if !must_guard && !has_word(code, ARRAY) {
     return Ok(None);
   }
   let source_map: Lrc<SourceMap> = Default::default();
@@ -146,11 +158,16 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
   };
   let script = match (script, recovered.first()) {
     (Ok(script), None) => script,
+    // Only arrays' lengths would have been guarded: V8 makes the array as it always has.
+    _ if !must_guard => return Ok(None),
     (Ok(_), Some(error)) => return Err(unreadable(error)),
     (Err(error), _) => return Err(unreadable(&error)),
   };
   let mut finder = Finder::default();
   script.visit_with(&mut finder);
+  if !finder.binds_array {
+    finder.edits.append(&mut finder.array_lengths);
+  }
   if finder
     .rests
     .iter()
@@ -170,6 +187,7 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
     parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
     argument: unused_prefix(&format!("{NAME_PREFIX}argument"), &used),
     poll: unused_name(&format!("{NAME_PREFIX}poll"), &used),
+    array_length: unused_name(&format!("{NAME_PREFIX}arrayLength"), &used),
   };
   let mut edits = finder.edits;
   edits.extend(finder.loop_bodies.into_iter().map(|body| Edit::Poll { body }));
@@ -248,6 +266,9 @@ enum Edit {
   },
   /// A loop's body becomes a block that calls the poll first.
   Poll { body: Span },
+  /// The one argument of `new Array(…)` or `Array(…)` (never a bare sequence) is passed to the
+  /// array guard.
+  ArrayLength { value: Span },
 }
 
 /// How a rewritten parameter is read.
@@ -271,6 +292,9 @@ struct Finder {
   setter: bool,
   /// Every loop's body, in the order visited (inner loops first).
   loop_bodies: Vec<Span>,
+  /// The array guard's edits, kept apart: made only if no binding of the program is named `Array`.
+  array_lengths: Vec<Edit>,
+  binds_array: bool,
 }
 
 fn is_sequence(expr: &Expr) -> bool {
@@ -297,6 +321,23 @@ fn rest_pattern(pattern: &Pat) -> Option<(&ObjectPat, Option<&Expr>)> {
 }
 
 impl Finder {
+  /// Passes the argument of a call of `callee` with `args` to the array guard, if that is a
+  /// one-argument call of `Array`.
+  fn guard_array_length(&mut self, callee: &Expr, args: &[ExprOrSpread]) {
+    if let (Expr::Ident(name), [argument]) = (callee, args)
+      && &*name.sym == ARRAY
+      && argument.spread.is_none()
+    {
+      self.array_lengths.push(Edit::ArrayLength {
+        value: argument.expr.span(),
+      });
+    }
+  }
+
+  fn binds(&mut self, name: &Ident) {
+    self.binds_array |= &*name.sym == ARRAY;
+  }
+
   /// Routes a parameter list with an object rest through the parameter guard.
   fn guard_parameters<'a>(&mut self, params: impl Iterator<Item = &'a Pat>) {
     let params: Vec<&Pat> = params.collect();
@@ -339,6 +380,50 @@ impl Visit for Finder {
     // Only these could be a guard's name.
     if ident.sym.starts_with(NAME_PREFIX) {
       self.identifiers.push(ident.sym.to_string());
+    }
+  }
+
+  fn visit_binding_ident(&mut self, binding: &BindingIdent) {
+    binding.visit_children_with(self);
+    self.binds(&binding.id);
+  }
+
+  fn visit_fn_decl(&mut self, declaration: &FnDecl) {
+    declaration.visit_children_with(self);
+    self.binds(&declaration.ident);
+  }
+
+  fn visit_class_decl(&mut self, declaration: &ClassDecl) {
+    declaration.visit_children_with(self);
+    self.binds(&declaration.ident);
+  }
+
+  // A function or class expression's name is bound inside it.
+  fn visit_fn_expr(&mut self, expression: &FnExpr) {
+    expression.visit_children_with(self);
+    if let Some(name) = &expression.ident {
+      self.binds(name);
+    }
+  }
+
+  fn visit_class_expr(&mut self, expression: &ClassExpr) {
+    expression.visit_children_with(self);
+    if let Some(name) = &expression.ident {
+      self.binds(name);
+    }
+  }
+
+  fn visit_new_expr(&mut self, expression: &NewExpr) {
+    expression.visit_children_with(self);
+    if let Some(args) = &expression.args {
+      self.guard_array_length(&expression.callee, args);
+    }
+  }
+
+  fn visit_call_expr(&mut self, expression: &CallExpr) {
+    expression.visit_children_with(self);
+    if let Callee::Expr(callee) = &expression.callee {
+      self.guard_array_length(callee, &expression.args);
     }
   }
 
@@ -593,6 +678,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
       }
       Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
       Edit::Each { iterable } => call(&names.each, iterable, false, &mut pieces),
+      Edit::ArrayLength { value } => call(&names.array_length, value, false, &mut pieces),
       Edit::Poll { body } => {
         let rank = pieces.len() as isize;
         pieces.push((
@@ -806,6 +892,50 @@ mod tests {
   }
 
   #[test]
+  fn one_argument_array_calls_pass_their_length_to_the_array_guard() {
+    assert_eq!(
+      guarded("const a = new Array(2 ** 24), b = Array(n).fill(0), c = new Array((x, y))"),
+      "const a = new Array(__dsh_arrayLength(2 ** 24)), b = Array(__dsh_arrayLength(n)).fill(0), \
+       c = new Array(__dsh_arrayLength((x, y)))"
+    );
+    assert_eq!(
+      guarded("f(new Array(new Array(n).length))"),
+      "f(new Array(__dsh_arrayLength(new Array(__dsh_arrayLength(n)).length)))"
+    );
+    // Other arities, spreads and other callees make no array of a length: left alone.
+    assert_eq!(
+      guard_listings(
+        "new Array; new Array(); Array(1, 2); new Array(...a); A.Array(n); new (Array)(n)",
+        &[]
+      ),
+      Ok(None)
+    );
+    // Text that cannot be read is left to V8 when only arrays' lengths would have been guarded.
+    assert_eq!(guard_listings("new Array(n) +", &[]), Ok(None));
+  }
+
+  #[test]
+  fn a_program_that_binds_the_name_array_keeps_its_calls() {
+    for code in [
+      "const Array = A; new Array(n)",
+      "function f(Array) { return Array(n) }",
+      "function Array() {} new Array(n)",
+      "class Array {} new Array(n)",
+      "(function Array() { return new Array(n) })",
+      "Array = A; new Array(n)",
+      "try {} catch (Array) {} Array(n)",
+      "const { Array } = o; new Array(n)",
+    ] {
+      assert_eq!(guard_listings(code, &[]), Ok(None), "{code}");
+    }
+    // The array guard goes; the others stay.
+    assert_eq!(
+      guarded("let Array = A; for (;;) new Array(n)"),
+      "let Array = A; for (;;) {__dsh_poll();new Array(n)}"
+    );
+  }
+
+  #[test]
   fn nested_guards_close_inside_out() {
     assert_eq!(
       guarded("for (k in { ...o }) for (j in k) ;"),
@@ -907,7 +1037,7 @@ mod tests {
     // Every kind of edit, after text of two and four bytes a character, on lines `\r\n` ends.
     let program = "const s = 'é😀';\r\nlet async; for (async in o) for (const k in{ ...p }) ;\n\
       function f(a, { b, ...r }, ...more) { while (a) a--; return { ...r } }\n\
-      for (const { x, ...y } of list) do ; while (0)\nfor (k in(v)) ;";
+      for (const { x, ...y } of list) do ; while (0)\nfor (k in(v)) ;\nnew Array(Array(n).length);";
     let (code, guards) = guard_listings(program, &[]).unwrap().unwrap();
     let units: Vec<u16> = code.encode_utf16().collect();
     let own = without_changes(&units, &guards.changes, 0, units.len()).unwrap();

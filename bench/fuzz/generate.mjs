@@ -27,6 +27,7 @@ const VALUES = [
   '{ length: 2 ** 32, 0: 1, [2 ** 32 - 2]: 2 }',
   '(() => { const a = []; a[2 ** 32 - 2] = 1; return a })()',
   'new Array(2 ** 24)',
+  'Array.from({ length: 2 ** 24 })',
   'Array.from({ length: 2 ** 16 }, (_, i) => ({ i, s: String(i) }))',
   'new Uint8Array(2 ** 24)',
   'new Float64Array(2 ** 20)',

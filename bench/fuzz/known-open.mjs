@@ -3,22 +3,6 @@
 // Each entry is to go when its cause is fixed.
 export const KNOWN_OPEN = [
   {
-    name: 'one request past the cap',
-    why: 'V8 makes an array of up to 2^25 elements at its full length in one request (new Array(2 ** 24) '
-      + 'is 128 MB; JSArray::kMaxFastArrayLength, a constant of V8, whatever the heap cap), and so do '
-      + 'concat, slice, splice, Array.from, a spread or structuredClone of one; the near-limit hook must '
-      + 'let that request through, since refusing it aborts the process: the peak can pass '
-      + '2 x cap + 100 MB, most at a 16 MB cap; filling the 128 MB result, in a loop that does not '
-      + 'poll, and collecting near the limit can keep the thread past 250 ms, and its isolate past 2 s '
-      + 'when the loop spreads it again and again (seed 13)',
-    matches: ({ program, config }, problems) => {
-      const huge = program.includes('new Array(2 ** 24)')
-      return problems.every((problem) => problem.startsWith('peak ')
-        || (huge && (problem.includes('still running') || problem.includes('still alive'))))
-        && (config.maxOldGenerationSizeMb === 16 || huge)
-    },
-  },
-  {
     name: 'collections near the heap cap when the run ends',
     why: 'a program that keeps a heap cap\'s worth of small objects alive (2M key strings: a loop over a '
       + 'long string\'s keys, or a result of 2M keys, whose listing V8 makes in one step) spends its time '

@@ -56,6 +56,7 @@ const USES = [
   'Array.prototype.sort.call(v)', 'Array.prototype.reverse.call(v)', 'Array.prototype.fill.call(v, 0)',
   'Array.prototype.lastIndexOf.call(v, 7)', 'Array.prototype.map.call(v, (x) => x)', 'Array.prototype.flat.call(v, Infinity)',
   'Array.prototype.concat.call([], v)', 'Array.prototype.slice.call(v)', 'Array.prototype.splice.call(v, 0, 1)',
+  'Array.prototype.toReversed.call(v)', 'Array.prototype.with.call(v, 0, 1)',
   'String(v).normalize("NFD")', 'String(v).toUpperCase()', 'String(v).localeCompare("b")', 'String(v).split("")',
   'String(v).replace(/a/g, "bb")', 'String(v).match(/x/g)', 'String(v).padStart(2 ** 24)', 'String(v).repeat(64)',
   'new Intl.Segmenter().segment(String(v))', 'new Intl.Collator().compare(String(v), "a")',

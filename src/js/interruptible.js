@@ -36,6 +36,7 @@ const StringCtorForGuards = String;
 const SymbolSpecies = Symbol.species;
 const SymbolIteratorForGuards = Symbol.iterator;
 const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
+const ObjectHasOwnForGuards = Object.hasOwn;
 const TypeErrorCtorForGuards = TypeError;
 const RangeErrorCtorForGuards = RangeError;
 
@@ -101,16 +102,25 @@ export function arrayLength(length) {
   return endsPastHeap(length) ? 0 : length;
 }
 
-/** The `length` Array.from reads of `items` when it takes it as an array-like (no `Symbol.iterator`
- * on its chain), or undefined; found without calling a getter or trap of the program's. */
-function plainArrayLikeLength(items) {
-  if (typeof items !== 'object' || items === null || op_dsh_is_proxy(items)) return undefined;
-  const own = ObjectGetOwnPropertyDescriptorForGuards(items, 'length');
-  if (own === undefined || typeof own.value !== 'number') return undefined;
+/** The length a built-in reads of `value` (a string, or an object with `length` as its own data
+ * property), or undefined where reading it could call a getter or trap of the program's. */
+function plainLength(value) {
+  if (typeof value === 'string') return value.length;
+  if (typeof value !== 'object' || value === null || op_dsh_is_proxy(value)) return undefined;
+  if (ArrayIsArray(value)) return value.length;
+  // Asked first, as most objects have no length of their own: it makes no descriptor.
+  if (!ObjectHasOwnForGuards(value, 'length')) return undefined;
+  const own = ObjectGetOwnPropertyDescriptorForGuards(value, 'length');
+  return typeof own.value !== 'number' ? undefined : toLength(own.value);
+}
+
+/** Whether Array.from takes `items` as an iterable: a `Symbol.iterator` on its chain (or a proxy on
+ * it, which is not asked). */
+function mayIterate(items) {
   for (let link = items; link !== null; link = ObjectGetPrototypeOfForGuards(link)) {
-    if (op_dsh_is_proxy(link) || ObjectGetOwnPropertyDescriptorForGuards(link, SymbolIteratorForGuards) !== undefined) return undefined;
+    if (op_dsh_is_proxy(link) || ObjectGetOwnPropertyDescriptorForGuards(link, SymbolIteratorForGuards) !== undefined) return true;
   }
-  return own.value;
+  return false;
 }
 
 // Array.from of an array-like makes its result at the array-like's length first, as `new Array`.
@@ -119,10 +129,12 @@ ObjectDefinePropertyForGuards(ArrayCtor, 'from', {
   __proto__: null,
   value: presentAsBuiltin({
     from(items) {
-      const mapper = arguments.length > 1 ? arguments[1] : undefined;
-      if (this === ArrayCtor && (mapper === undefined || typeof mapper === 'function')) {
-        const length = plainArrayLikeLength(items);
-        if (length !== undefined && endsPastHeap(toLength(length))) return [];
+      if (this === ArrayCtor && typeof items === 'object') {
+        const length = plainLength(items);
+        const mapper = arguments.length > 1 ? arguments[1] : undefined;
+        if (length > LONG_LENGTH && (mapper === undefined || typeof mapper === 'function') && !mayIterate(items) && endsPastHeap(length)) {
+          return [];
+        }
       }
       return ReflectApplyForGuards(ArrayFromNative, this, arguments);
     },
@@ -131,6 +143,54 @@ ObjectDefinePropertyForGuards(ArrayCtor, 'from', {
   enumerable: false,
   configurable: true,
 });
+
+// The methods that copy an array make their result at its full length first, as `new Array`
+// does: each takes the length it will make, when its arguments can be read without calling the
+// program's code, and keeps V8's own method for the rest. Each check comes after the errors the
+// specification throws before the result is made.
+const isIndexArgument = (value) => value === undefined || typeof value === 'number';
+const copying = {
+  __proto__: null,
+  toReversed(length) {
+    return length;
+  },
+  toSorted(length, args) {
+    const compare = args[0];
+    return compare === undefined || typeof compare === 'function' ? length : undefined;
+  },
+  toSpliced(length, args) {
+    if (!isIndexArgument(args[0]) || !isIndexArgument(args[1])) return undefined;
+    const start = clampIndex(args[0], length, 0);
+    const skipped = args.length === 0 ? 0
+      : args.length === 1 ? length - start
+        : MathMin(MathMax(toIntegerOrInfinity(args[1]), 0), length - start);
+    return length + MathMax(args.length - 2, 0) - skipped;
+  },
+  with(length, args) {
+    if (!isIndexArgument(args[0])) return undefined;
+    const relative = toIntegerOrInfinity(args[0]);
+    const index = relative >= 0 ? relative : length + relative;
+    return index >= 0 && index < length ? length : undefined;
+  },
+};
+for (const name in copying) {
+  const native = Array.prototype[name];
+  const resultLength = copying[name];
+  const guarded = {
+    [name]() {
+      // A result longer than the receiver needs 2^20 more arguments than V8 takes.
+      const length = plainLength(this);
+      if (length > LONG_LENGTH) {
+        const made = resultLength(length, arguments);
+        if (made !== undefined && endsPastHeap(made)) return [];
+      }
+      return ReflectApplyForGuards(native, this, arguments);
+    },
+  }[name];
+  ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
+  presentAsBuiltin(guarded, native);
+  ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
+}
 
 /** Gives an array `speciesCreate` made empty the length it was made for. */
 function sizeCreated(array, length) {

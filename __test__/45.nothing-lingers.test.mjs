@@ -1,6 +1,7 @@
 // Nothing of a run outlives it: loops around C++ built-ins that never check for termination
 // themselves stop at their next call, so the run's thread leaves within 250 ms of its ending.
 import { createRequire } from 'node:module'
+import { runInNewContext } from 'node:vm'
 import { describe, test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { msUntilNoRunIsLeft, setup, tools } from './helpers.mjs'
@@ -597,6 +598,45 @@ return [e.length, decodeURIComponent(e) === t, decodeURI(e) === t.replace(/%/g, 
 
 // V8 makes an array of up to 2^25 elements whole in one request, past the heap cap; the results of
 // the interruptible methods past 2^16 elements start empty and grow as they are filled instead.
+test('a loop copying a sparse array of 2^32 - 1 elements ends at the heap cap, and its run leaves within 250 ms', async () => {
+  // V8's copy filled a result of 2^32 - 1 elements in one step (fuzzer, seed 7: 290 MB above idle
+  // at a 16 MB cap, its thread running and its state alive seconds after its run).
+  const { runtime: small, dispose: disposeSmall } = await setup({ computeMs: 2_000, maxOldGenerationSizeMb: 16, isolatePool: 1 })
+  try {
+    for (const call of ['Array.prototype.with.call(v, 0, 1)', 'v.toReversed()', 'v.toSorted()', 'v.toSpliced(0, 1)']) {
+      const result = await small.run({ program: `const v = []; v[2 ** 32 - 2] = 1; for (let i = 0; i < 64; i++) { try { ${call} } catch {} }`, bindings: [] })
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'worker-exit', message: 'JS heap out of memory: the program exceeded maxOldGenerationSizeMb (16 MB)' } }, call)
+      assert.notEqual(await msUntilNoRunIsLeft(250), null, `${call}: ${JSON.stringify(native.runawayThreads())}`)
+    }
+  } finally {
+    await disposeSmall()
+  }
+})
+
+test('the array methods written here throw V8\'s own errors for a missing receiver, and the copying ones give V8\'s results past 2^20 elements', async () => {
+  const names = ['indexOf', 'lastIndexOf', 'includes', 'join', 'reverse', 'flat', 'map', 'reduce', 'fill', 'slice', 'splice', 'sort', 'toReversed', 'toSorted', 'toSpliced', 'with']
+  const program = `const missing = ${JSON.stringify(names)}.map((name) => { try { Array.prototype[name].call(null) } catch (e) { return String(e) } })
+const m = (f) => { try { return f() } catch (e) { return String(e) } }
+const long = []; long[2 ** 20 + 3] = 'end'; long[0] = 'start'; long[5] = 3; long[7] = 1
+const like = { length: 2 ** 20 + 2, 0: 'b', 1: 'a', [2 ** 20 + 1]: 'z' }
+const pick = (r) => [r.length, r[0], r[1], r[5], r[7], r[r.length - 1], Object.hasOwn(r, 3), Object.getPrototypeOf(r) === Array.prototype]
+// A result's elements are defined, as V8 defines them: a setter on Array.prototype is never called.
+Object.defineProperty(Array.prototype, 3, { set() { throw new Error('a setter of the program') }, configurable: true })
+const copies = [pick(long.toReversed()), pick(long.toSorted()), pick(long.toSorted((x, y) => String(y).localeCompare(String(x)))),
+  pick(long.toSpliced(1, 2, 'p', 'q', 'r')), pick(long.toSpliced()), pick(long.toSpliced(3)), pick(long.toSpliced(-1, 5)),
+  pick(long.with(-1, 9)), pick(long.with(1, 'w')), m(() => long.with(2 ** 21, 1)), m(() => long.with({ valueOf() { return 2 ** 30 } }, 1)),
+  m(() => long.with('77777777', 1)), pick(Array.prototype.toReversed.call(like)), pick(Array.prototype.with.call(like, 1, 'c')),
+  pick(Array.prototype.toSpliced.call(like, { valueOf: () => 1 }, undefined, 'i')),
+  m(() => Array.prototype.toSpliced.call({ length: 2 ** 53 - 1 }, 0, 0, 1)), m(() => Array.prototype.with.call({ length: 2 ** 32 }, 0, 1))]
+delete Array.prototype[3]
+return JSON.stringify([missing, copies])`
+  // With a setter on Array.prototype, V8's own array methods take their slow paths too.
+  const { runtime: patient, dispose: disposePatient } = await setup({ computeMs: 30_000, isolatePool: 1 })
+  const result = await patient.run({ program, bindings: [] })
+  await disposePatient()
+  assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
+})
+
 test('a slice, map or splice result past 2^16 elements gives V8\'s result and is not asked for whole at once', async () => {
   const program = `const like = { length: 70000, 5: 'a', 69999: 'z' }
 const m = Array.prototype.map.call(like, (x) => x + '!')

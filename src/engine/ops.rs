@@ -190,6 +190,17 @@ pub fn op_dsh_array_past_heap(scope: &mut v8::PinScope<'_, '_>, length: f64) -> 
   true
 }
 
+/// `value` as V8 prints it in its own error messages, without calling any of the program's code
+/// (`#<Object>` for an object), for the array built-ins the world writes in JavaScript.
+#[op2]
+#[string]
+pub fn op_dsh_detail_string<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) -> String {
+  value
+    .to_detail_string(scope)
+    .map(|text| text.to_rust_string_lossy(scope))
+    .unwrap_or_default()
+}
+
 /// `process.exit(code)`.
 #[op2(nofast)]
 pub fn op_dsh_exit(scope: &mut v8::PinScope<'_, '_>, code: i32) {

@@ -51,6 +51,7 @@ deno_core::extension!(
     ops::op_dsh_binding_call,
     ops::op_dsh_is_proxy,
     ops::op_dsh_array_past_heap,
+    ops::op_dsh_detail_string,
     listings::op_dsh_listing_kind,
     listings::op_dsh_proxied_long_length,
     ops::op_dsh_keep_world,

@@ -13,7 +13,7 @@ import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
-const { op_dsh_array_past_heap, op_dsh_is_proxy } = core.ops;
+const { op_dsh_array_past_heap, op_dsh_detail_string, op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
 const MathMax = Math.max;
 const MathMin = Math.min;
@@ -37,6 +37,8 @@ const SymbolSpecies = Symbol.species;
 const SymbolIteratorForGuards = Symbol.iterator;
 const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
 const ObjectHasOwnForGuards = Object.hasOwn;
+const ReflectSetPrototypeOfForGuards = Reflect.setPrototypeOf;
+const ArrayPrototypeForGuards = Array.prototype;
 const TypeErrorCtorForGuards = TypeError;
 const RangeErrorCtorForGuards = RangeError;
 
@@ -102,11 +104,10 @@ export function arrayLength(length) {
   return endsPastHeap(length) ? 0 : length;
 }
 
-/** The length a built-in reads of `value` (a string, or an object with `length` as its own data
- * property), or undefined where reading it could call a getter or trap of the program's. */
+/** The length Array.from reads of `value`, an object with `length` as its own data property, or
+ * undefined where reading it could call a getter or trap of the program's. */
 function plainLength(value) {
-  if (typeof value === 'string') return value.length;
-  if (typeof value !== 'object' || value === null || op_dsh_is_proxy(value)) return undefined;
+  if (value === null || op_dsh_is_proxy(value)) return undefined;
   if (ArrayIsArray(value)) return value.length;
   // Asked first, as most objects have no length of their own: it makes no descriptor.
   if (!ObjectHasOwnForGuards(value, 'length')) return undefined;
@@ -144,52 +145,17 @@ ObjectDefinePropertyForGuards(ArrayCtor, 'from', {
   configurable: true,
 });
 
-// The methods that copy an array make their result at its full length first, as `new Array`
-// does: each takes the length it will make, when its arguments can be read without calling the
-// program's code, and keeps V8's own method for the rest. Each check comes after the errors the
-// specification throws before the result is made.
-const isIndexArgument = (value) => value === undefined || typeof value === 'number';
-const copying = {
-  __proto__: null,
-  toReversed(length) {
-    return length;
-  },
-  toSorted(length, args) {
-    const compare = args[0];
-    return compare === undefined || typeof compare === 'function' ? length : undefined;
-  },
-  toSpliced(length, args) {
-    if (!isIndexArgument(args[0]) || !isIndexArgument(args[1])) return undefined;
-    const start = clampIndex(args[0], length, 0);
-    const skipped = args.length === 0 ? 0
-      : args.length === 1 ? length - start
-        : MathMin(MathMax(toIntegerOrInfinity(args[1]), 0), length - start);
-    return length + MathMax(args.length - 2, 0) - skipped;
-  },
-  with(length, args) {
-    if (!isIndexArgument(args[0])) return undefined;
-    const relative = toIntegerOrInfinity(args[0]);
-    const index = relative >= 0 ? relative : length + relative;
-    return index >= 0 && index < length ? length : undefined;
-  },
-};
-for (const name in copying) {
-  const native = Array.prototype[name];
-  const resultLength = copying[name];
-  const guarded = {
-    [name]() {
-      // A result longer than the receiver needs 2^20 more arguments than V8 takes.
-      const length = plainLength(this);
-      if (length > LONG_LENGTH) {
-        const made = resultLength(length, arguments);
-        if (made !== undefined && endsPastHeap(made)) return [];
-      }
-      return ReflectApplyForGuards(native, this, arguments);
-    },
-  }[name];
-  ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
-  presentAsBuiltin(guarded, native);
-  ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
+/** A new array of this realm of `length`, whose element `k` is `valueAt(k)`, grown as it is filled.
+ * Each element is defined as CreateDataProperty defines it, by a plain store made while the array
+ * has no prototype, so that no setter of the program's on Array.prototype or Object.prototype is
+ * reached: `Object.defineProperty` for each element was nine times slower. */
+function filledArray(length, valueAt) {
+  if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+  const array = [];
+  ReflectSetPrototypeOfForGuards(array, null);
+  for (let k = 0; k < length; k++) array[k] = valueAt(k);
+  ReflectSetPrototypeOfForGuards(array, ArrayPrototypeForGuards);
+  return array;
 }
 
 /** Gives an array `speciesCreate` made empty the length it was made for. */
@@ -513,6 +479,38 @@ const generic = {
     for (; k < length; k++) deleteOrThrow(o, k);
     return o;
   },
+  // The methods that copy an array make their result at its full length (in one request past the
+  // cap) and fill it in a loop V8 never interrupts. Here the result grows as it is filled.
+  toReversed(o) {
+    const length = toLength(o.length);
+    return filledArray(length, (k) => o[length - 1 - k]);
+  },
+  toSorted(o, args) {
+    // A comparator it cannot call is refused by V8's own method, before this is reached.
+    const comparator = args[0];
+    const sorted = filledArray(toLength(o.length), (k) => o[k]);
+    ReflectApplyForGuards(ArrayPrototypeSortNative, sorted, comparator === undefined ? [] : [comparator]);
+    return sorted;
+  },
+  toSpliced(o, args) {
+    const length = toLength(o.length);
+    const start = clampIndex(args[0], length, 0);
+    const skipped = args.length === 0 ? 0
+      : args.length === 1 ? length - start
+        : MathMin(MathMax(toIntegerOrInfinity(args[1]), 0), length - start);
+    const inserted = MathMax(args.length - 2, 0);
+    const newLength = length + inserted - skipped;
+    if (newLength > MAX_SAFE_LENGTH) throw new TypeErrorCtorForGuards('Invalid array length');
+    return filledArray(newLength, (n) => (n < start ? o[n] : n < start + inserted ? args[2 + n - start] : o[n - inserted + skipped]));
+  },
+  with(o, args) {
+    const length = toLength(o.length);
+    const relative = toIntegerOrInfinity(args[0]);
+    const index = relative >= 0 ? relative : length + relative;
+    if (index < 0 || index >= length) throw new RangeErrorCtorForGuards(`Invalid index : ${op_dsh_detail_string(args[0])}`);
+    const value = args[1];
+    return filledArray(length, (k) => (k === index ? value : o[k]));
+  },
 };
 
 function findFrom(o, args, fromEnd) {
@@ -556,8 +554,11 @@ for (const name in generic) {
       if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= LONG_LENGTH) {
         return ReflectApplyForGuards(native, this, arguments);
       }
-      if (this === null || this === undefined) {
-        throw new TypeErrorCtorForGuards(`Array.prototype.${name} called on null or undefined`);
+      // V8's own method throws for no receiver, and for a comparator toSorted cannot call (checked
+      // before anything is read), in its own words, which differ from method to method.
+      if (this === null || this === undefined
+        || (name === 'toSorted' && arguments[0] !== undefined && typeof arguments[0] !== 'function')) {
+        return ReflectApplyForGuards(native, this, arguments);
       }
       return slow(ObjectCtorForGuards(this), arguments);
     },

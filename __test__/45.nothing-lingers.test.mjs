@@ -598,6 +598,25 @@ return [e.length, decodeURIComponent(e) === t, decodeURI(e) === t.replace(/%/g, 
 
 // V8 makes an array of up to 2^25 elements whole in one request, past the heap cap; the results of
 // the interruptible methods past 2^16 elements start empty and grow as they are filled instead.
+test('the array methods written here refuse a callback or comparator they cannot call in V8\'s own words', async () => {
+  // Each error of a method over 2^20 elements (written here) against the same method's over one
+  // element (V8's own): before, the first read `5 is not a function` and `[object Object] is not a
+  // function` where V8 reads `number 5 is not a function` and `object is not a function`.
+  const program = `const long = []; long[2 ** 20 + 3] = 1
+const m = (f) => { try { f() } catch (e) { return String(e) } }
+const pairs = []
+for (const v of [5, 'x', {}, [1, 2], null, Symbol('s'), 1n, true, undefined]) {
+  for (const name of ['forEach', 'map', 'filter', 'some', 'every', 'find', 'findIndex', 'findLast', 'findLastIndex', 'reduce', 'reduceRight', 'flatMap', 'sort', 'toSorted']) {
+    if (v !== undefined || !name.includes('ort')) pairs.push([m(() => [1][name](v)), m(() => long[name](v))])
+  }
+}
+return pairs`
+  const result = await runtime.run({ program, bindings: [] })
+  assert.equal(result.value.length, 124)
+  for (const [own, written] of result.value) assert.equal(written, own)
+  assert.deepStrictEqual(result.value.slice(0, 2), [['TypeError: number 5 is not a function', 'TypeError: number 5 is not a function'], ['TypeError: number 5 is not a function', 'TypeError: number 5 is not a function']])
+})
+
 test('a loop copying a sparse array of 2^32 - 1 elements ends at the heap cap, and its run leaves within 250 ms', async () => {
   // V8's copy filled a result of 2^32 - 1 elements in one step (fuzzer, seed 7: 290 MB above idle
   // at a 16 MB cap, its thread running and its state alive seconds after its run).

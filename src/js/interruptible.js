@@ -21,6 +21,7 @@ const MathMin = Math.min;
 
 const ArrayCtor = Array;
 const ArrayPrototypeSortNative = Array.prototype.sort;
+const ArrayPrototypeForEachNative = Array.prototype.forEach;
 const ArrayPrototypeJoinNative = Array.prototype.join;
 const JOIN_CHUNK = 4096;
 const MathTrunc = Math.trunc;
@@ -49,16 +50,16 @@ function clampIndex(value, length, absent) {
   return index < 0 ? MathMax(length + index, 0) : MathMin(index, length);
 }
 
+/** Throws V8's own TypeError for a callback that is not a function, in V8's words for it
+ * (`number 5 is not a function`, `object is not a function`): V8's forEach of an empty array checks
+ * its callback before anything else. */
 function requireCallable(callback) {
-  if (typeof callback !== 'function') throw new TypeErrorCtorForGuards(`${toDisplay(callback)} is not a function`);
+  if (typeof callback !== 'function') ReflectApplyForGuards(ArrayPrototypeForEachNative, [], [callback]);
 }
 
-/** A value as V8 names it when flatMap is given it instead of a function. */
-function describeNonCallable(value) {
-  if (value === null) return 'object null';
-  if (typeof value === 'string') return `String "${value}"`;
-  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${value}`;
-  return typeof value;
+/** The same for a comparator, which may be undefined: V8's sort of an empty array checks it first. */
+function requireComparator(comparator) {
+  if (comparator !== undefined && typeof comparator !== 'function') ReflectApplyForGuards(ArrayPrototypeSortNative, [], [comparator]);
 }
 
 function toDisplay(value) {
@@ -73,9 +74,14 @@ function toDisplay(value) {
 const PRESIZED_LIMIT = 2 ** 16;
 const unsized = new WeakSetCtor();
 
+/** ArrayCreate's refusal of a length no array can have. */
+function requireArrayLength(length) {
+  if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+}
+
 /** A new array of this realm of `length`, empty if that is past PRESIZED_LIMIT. */
 function arrayCreate(length) {
-  if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+  requireArrayLength(length);
   if (length <= PRESIZED_LIMIT) return new ArrayCtor(length);
   const array = [];
   ReflectApplyForGuards(WeakSetPrototypeAdd, unsized, [array]);
@@ -87,11 +93,12 @@ const FAST_ARRAY_LIMIT = 2 ** 25;
 const globalObject = globalThis;
 const ObjectGetOwnPropertyDescriptorForGuards = Object.getOwnPropertyDescriptor;
 
-/** Whether V8 would ask for the elements of a new array of `length` in one request the heap limit
- * could never hold, however much is collected; the run then ends as the heap's, instead of the
- * request, and what the program is given until its termination lands is an empty array. */
+/** Whether V8 would ask for the elements of a new array of `length` (past LONG_LENGTH, which the
+ * callers ask first) in one request the heap limit could never hold, however much is collected;
+ * the run then ends as the heap's, instead of the request, and what the program is given until its
+ * termination lands is an empty array. */
 function endsPastHeap(length) {
-  return length > LONG_LENGTH && length <= FAST_ARRAY_LIMIT && length === MathTrunc(length) && op_dsh_array_past_heap(length);
+  return length <= FAST_ARRAY_LIMIT && length === MathTrunc(length) && op_dsh_array_past_heap(length);
 }
 
 /** The array guard: the program's one-argument `new Array(n)` and `Array(n)` pass `n` here first
@@ -150,7 +157,7 @@ ObjectDefinePropertyForGuards(ArrayCtor, 'from', {
  * has no prototype, so that no setter of the program's on Array.prototype or Object.prototype is
  * reached: `Object.defineProperty` for each element was nine times slower. */
 function filledArray(length, valueAt) {
-  if (length > 2 ** 32 - 1) throw new RangeErrorCtorForGuards('Invalid array length');
+  requireArrayLength(length);
   const array = [];
   ReflectSetPrototypeOfForGuards(array, null);
   for (let k = 0; k < length; k++) array[k] = valueAt(k);
@@ -307,7 +314,7 @@ const generic = {
   flatMap(o, args) {
     const length = toLength(o.length);
     const mapper = args[0];
-    if (typeof mapper !== 'function') throw new TypeErrorCtorForGuards(`${describeNonCallable(mapper)} is not a function`);
+    requireCallable(mapper);
     const result = speciesCreate(o, 0);
     flattenInto(result, o, length, 0, 1, mapper, args[1]);
     return result;
@@ -465,7 +472,7 @@ const generic = {
   },
   sort(o, args) {
     const comparator = args[0];
-    if (comparator !== undefined) requireCallable(comparator);
+    requireComparator(comparator);
     const length = toLength(o.length);
     // The present elements, in a plain array V8 sorts quickly; holes and the rest are then
     // written back as the specification's SortIndexedProperties does.
@@ -486,8 +493,8 @@ const generic = {
     return filledArray(length, (k) => o[length - 1 - k]);
   },
   toSorted(o, args) {
-    // A comparator it cannot call is refused by V8's own method, before this is reached.
     const comparator = args[0];
+    requireComparator(comparator);
     const sorted = filledArray(toLength(o.length), (k) => o[k]);
     ReflectApplyForGuards(ArrayPrototypeSortNative, sorted, comparator === undefined ? [] : [comparator]);
     return sorted;
@@ -554,12 +561,9 @@ for (const name in generic) {
       if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= LONG_LENGTH) {
         return ReflectApplyForGuards(native, this, arguments);
       }
-      // V8's own method throws for no receiver, and for a comparator toSorted cannot call (checked
-      // before anything is read), in its own words, which differ from method to method.
-      if (this === null || this === undefined
-        || (name === 'toSorted' && arguments[0] !== undefined && typeof arguments[0] !== 'function')) {
-        return ReflectApplyForGuards(native, this, arguments);
-      }
+      // V8's own method throws for no receiver, in its own words, which differ from method to
+      // method (toSorted checks its comparator first).
+      if (this === null || this === undefined) return ReflectApplyForGuards(native, this, arguments);
       return slow(ObjectCtorForGuards(this), arguments);
     },
   }[name];

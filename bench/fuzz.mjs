@@ -32,9 +32,9 @@ function runAlone(seed, index) {
   })
 }
 
-// A program's host mostly waits (250 ms for its thread to leave, up to 2 s for its state to go), so
-// workers outnumber cores: on two, 2 ran 275 programs a minute, 3 ran 461, 4 ran 577-585 (seeds 33
-// and 35: none new, 229 of 234 findings back alone), 6 ran 792 with 5 of 51 the machine's timing.
+// A program's host mostly waits (for its run's stop, and for its state to go), so workers outnumber
+// cores: on two, 3 ran 1 227 programs a minute, 4 ran 1 406 with no finding, 6 ran 1 705 with 4
+// findings that were the machine's timing (seeds 46-48).
 /** Runs `count` programs of campaign `seed` (or as many as fit in `minutes`); resolves the tally. */
 export async function campaign({ seed = 1, count = Infinity, minutes = Infinity, workers = 4, onProgress = () => {} } = {}) {
   const deadline = Date.now() + minutes * 60_000

@@ -50,7 +50,10 @@ async function runOne(fuzzCase) {
   const settledMs = performance.now() - started
   clearTimeout(stopper)
   const settleBy = (stopAtMs ?? config.maxWallMs) + SETTLE_GRACE_MS
-  await sleep(LINGER_MS)
+  // Once a run's state is gone its thread has dropped the isolate and all its work, so it can no
+  // longer be running inside it: the verdict need not wait out the rest of the 250 ms.
+  const lingerEnds = started + settledMs + LINGER_MS
+  while (native.liveRuns() > before.runs && performance.now() < lingerEnds) await sleep(Math.min(5, lingerEnds - performance.now()))
   const stillRunning = native.runawayThreads().running - before.running
   // A run's state goes once its thread has also disposed of its isolate, which for a large heap
   // takes longer than the 250 ms a thread has to leave the run.

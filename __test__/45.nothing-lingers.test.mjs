@@ -656,6 +656,38 @@ return JSON.stringify([missing, copies])`
   assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
 })
 
+test('the array methods written here refuse a delete in V8\'s words, without calling the receiver\'s code', async () => {
+  // Before, the receiver was printed by String(): its own toString ran (`of MINE`), a throwing
+  // toStringTag getter's value was what the method threw, and one without a prototype threw
+  // `Cannot convert object to primitive value`. V8 prints it as its messages print objects.
+  const program = `const pin = (o, at) => { o.length = 2; o[0] = 1; Object.defineProperty(o, at, { value: 1, writable: true, configurable: false }); return o }
+class Tool {}
+const receivers = {
+  plain: () => ({}), instance: () => new Tool(), ownToString: () => ({ toString() { throw new Error('a toString of the program') } }),
+  error: () => new Error('boom'), date: () => new Date(0), map: () => new Map(), bare: () => Object.create(null),
+  args: () => (function () { return arguments })(), regexp: () => /x/g, tagged: () => ({ [Symbol.toStringTag]: 'Tagged' }),
+  throwingTag: () => Object.defineProperty({}, Symbol.toStringTag, { get() { throw new Error('a getter of the program') } }),
+  proxy: () => new Proxy({}, {}),
+}
+const calls = { shift: [1, (o) => Array.prototype.shift.call(o)], splice: [1, (o) => Array.prototype.splice.call(o, 0, 1)],
+  reverse: [0, (o) => { delete o[1]; return Array.prototype.reverse.call(o) }], copyWithin: [0, (o) => { delete o[1]; return Array.prototype.copyWithin.call(o, 0, 1) }] }
+const out = []
+for (const [name, make] of Object.entries(receivers)) {
+  for (const [method, [at, call]] of Object.entries(calls)) {
+    try { call(pin(make(), at)); out.push([name, method, 'no error']) } catch (e) { out.push([name, method, String(e)]) }
+  }
+}
+return JSON.stringify(out)`
+  const result = await runtime.run({ program, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
+  const shifts = Object.fromEntries(JSON.parse(result.value).filter(([, method]) => method === 'shift').map(([name, , error]) => [name, error]))
+  assert.equal(shifts.plain, "TypeError: Cannot delete property '1' of #<Object>")
+  assert.equal(shifts.instance, "TypeError: Cannot delete property '1' of #<Tool>")
+  assert.equal(shifts.ownToString, "TypeError: Cannot delete property '1' of [object Object]")
+  assert.equal(shifts.throwingTag, "TypeError: Cannot delete property '1' of #<Object>")
+  assert.equal(shifts.error, "TypeError: Cannot delete property '1' of Error: boom")
+})
+
 test('a slice, map or splice result past 2^16 elements gives V8\'s result and is not asked for whole at once', async () => {
   const program = `const like = { length: 70000, 5: 'a', 69999: 'z' }
 const m = Array.prototype.map.call(like, (x) => x + '!')

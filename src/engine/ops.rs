@@ -191,14 +191,16 @@ pub fn op_dsh_array_past_heap(scope: &mut v8::PinScope<'_, '_>, length: f64) -> 
 }
 
 /// `value` as V8 prints it in its own error messages, without calling any of the program's code
-/// (`#<Object>` for an object), for the array built-ins the world writes in JavaScript.
+/// (`#<Object>` for an object), for the array built-ins the world writes in JavaScript; a V8 string,
+/// so that a lone surrogate in it stays as it is.
 #[op2]
-#[string]
-pub fn op_dsh_detail_string<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Local<'s, v8::Value>) -> String {
+pub fn op_dsh_detail_string<'s>(
+  scope: &mut v8::PinScope<'s, '_>,
+  value: v8::Local<'s, v8::Value>,
+) -> v8::Local<'s, v8::String> {
   value
     .to_detail_string(scope)
-    .map(|text| text.to_rust_string_lossy(scope))
-    .unwrap_or_default()
+    .unwrap_or_else(|| v8::String::empty(scope))
 }
 
 /// `process.exit(code)`.

@@ -33,7 +33,6 @@ const ReflectHas = Reflect.has;
 const WeakSetCtor = WeakSet;
 const WeakSetPrototypeAdd = WeakSet.prototype.add;
 const WeakSetPrototypeDelete = WeakSet.prototype.delete;
-const StringCtorForGuards = String;
 const SymbolSpecies = Symbol.species;
 const SymbolIteratorForGuards = Symbol.iterator;
 const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
@@ -60,10 +59,6 @@ function requireCallable(callback) {
 /** The same for a comparator, which may be undefined: V8's sort of an empty array checks it first. */
 function requireComparator(comparator) {
   if (comparator !== undefined && typeof comparator !== 'function') ReflectApplyForGuards(ArrayPrototypeSortNative, [], [comparator]);
-}
-
-function toDisplay(value) {
-  return typeof value === 'symbol' ? 'Symbol()' : StringCtorForGuards(value);
 }
 
 // V8 makes an array of up to 2^25 elements at its full length in one request, past the heap cap
@@ -199,8 +194,8 @@ function moveElements(o, from, to, count) {
 function moveElement(o, from, to) {
   if (ReflectHas(o, from)) {
     o[to] = o[from];
-  } else if (!ReflectDeleteProperty(o, to)) {
-    throw new TypeErrorCtorForGuards(`Cannot delete property '${to}' of ${toDisplay(o)}`);
+  } else {
+    deleteOrThrow(o, to);
   }
 }
 
@@ -221,8 +216,9 @@ function flattenInto(target, source, sourceLength, start, depth, mapper, thisArg
   return targetIndex;
 }
 
+/** A strict delete, refused in V8's words: the object printed without calling any of its code. */
 function deleteOrThrow(o, key) {
-  if (!ReflectDeleteProperty(o, key)) throw new TypeErrorCtorForGuards(`Cannot delete property '${key}' of ${toDisplay(o)}`);
+  if (!ReflectDeleteProperty(o, key)) throw new TypeErrorCtorForGuards(`Cannot delete property '${key}' of ${op_dsh_detail_string(o)}`);
 }
 
 const generic = {

@@ -2,8 +2,12 @@
 // (interruptible.js, long_strings.js, polling.js, listing_guards.js). Evaluated into the snapshot
 // before any program runs, so what they call are the intrinsics.
 
+import { core } from 'ext:core/mod.js';
+
+const { op_dsh_is_proxy } = core.ops;
 const MathMin = Math.min;
 const ObjectDefineProperty = Object.defineProperty;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const MathTrunc = Math.trunc;
 const StringCtor = String;
 const TypeErrorCtor = TypeError;
@@ -38,4 +42,13 @@ export function toLength(value) {
 export function toStringStrict(value) {
   if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string');
   return StringCtor(value);
+}
+
+/** Whether `list` is an object whose `length` V8 reads from an own data property holding a number of
+ * at most `limit`, so that V8's own loop over it ends in moments. Read without calling any of the
+ * program's code: no getter, no proxy trap. */
+export function hasShortLength(list, limit) {
+  if (typeof list !== 'object' || list === null || op_dsh_is_proxy(list)) return false;
+  const length = ObjectGetOwnPropertyDescriptor(list, 'length');
+  return length !== undefined && typeof length.value === 'number' && length.value <= limit;
 }

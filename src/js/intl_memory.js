@@ -12,6 +12,7 @@
 
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { boundedLocales } from 'ext:dsh/locale_list.js';
 
 const { op_dsh_icu_share, op_dsh_is_proxy } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
@@ -33,7 +34,8 @@ const DateTimeFormat = Intl.DateTimeFormat;
 // more once it has formatted a range, but 165 KiB in the Japanese and Chinese calendars and up to
 // 160 KiB more for ranges; a Segmenter 4-7 KiB; a RelativeTimeFormat 7 KiB; PluralRules 4-5 KiB;
 // DisplayNames 1.5-2.6 KiB; a Collator up to 1.4 KiB; a NumberFormat or DurationFormat under 1 KiB.
-// ListFormat and Locale hold less than their objects.
+// ListFormat and Locale hold less than their objects: a ListFormat is made here only for its list of
+// locales (locale_list.js), as every service is.
 const ICU_BYTES = {
   DateTimeFormat: 64 << 10,
   Segmenter: 8 << 10,
@@ -43,6 +45,7 @@ const ICU_BYTES = {
   Collator: 2 << 10,
   NumberFormat: 1 << 10,
   DurationFormat: 1 << 10,
+  ListFormat: 0,
 };
 const LARGE_CALENDARS = ['japanese', 'chinese', 'dangi'];
 const LARGE_CALENDAR_DATE_TIME_FORMAT = 192 << 10;
@@ -75,16 +78,18 @@ function countCalendar(format) {
   }
 }
 
-/** `Intl[name]` in front of V8's, the same constructor to a program but for ICU's share. */
+/** `Intl[name]` in front of V8's, the same constructor to a program but for ICU's share and a
+ * bounded list of locales. */
 function countedConstructor(name, bytes) {
   const native = Intl[name];
   const service = `Intl.${name}`;
   const counted = function (...args) {
-    const share = icuShare(service, bytes);
+    const share = bytes > 0 ? icuShare(service, bytes) : undefined;
+    if (args.length > 0) args[0] = boundedLocales(args[0]);
     const made = new.target === undefined
       ? ReflectApply(native, this, args)
       : ReflectConstruct(native, args, new.target === counted ? native : new.target);
-    ReflectApply(WeakMapPrototypeSet, icuShares, [made, share]);
+    if (share !== undefined) ReflectApply(WeakMapPrototypeSet, icuShares, [made, share]);
     if (native === DateTimeFormat) countCalendar(made);
     return made;
   };

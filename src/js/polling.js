@@ -19,6 +19,7 @@
 
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { boundedLocales } from 'ext:dsh/locale_list.js';
 import { LONG_LENGTH, createDataProperty, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
@@ -75,8 +76,9 @@ function refuseLongText(service, text) {
   return text;
 }
 
-/** A String.prototype method on ICU: its receiver, and its string arguments, bounded. */
-function icuStringMethod(key, stringArguments) {
+/** A String.prototype method on ICU: its receiver, and its string arguments, bounded, and its
+ * list of locales (argument `localesAt`, if it takes one) read so that it ends (locale_list.js). */
+function icuStringMethod(key, stringArguments, localesAt) {
   const service = `String.prototype.${key}`;
   replace(String.prototype, key, (native, receiver, args) => {
     // V8's own method throws its own TypeError for these.
@@ -85,11 +87,15 @@ function icuStringMethod(key, stringArguments) {
     for (let i = 0; i < stringArguments && i < args.length; i++) {
       if (args[i] !== undefined) args[i] = refuseLongText(service, toStringStrict(args[i]));
     }
+    if (localesAt < args.length) args[localesAt] = boundedLocales(args[localesAt]);
     return ReflectApply(native, text, args);
   });
 }
 
-for (const key of ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase']) icuStringMethod(key, 0);
+icuStringMethod('toUpperCase', 0);
+icuStringMethod('toLowerCase', 0);
+icuStringMethod('toLocaleUpperCase', 0, 0);
+icuStringMethod('toLocaleLowerCase', 0, 0);
 
 // ICU normalises a text in one step: 2^24 characters took 340-425 ms. A text past 2^20 characters is
 // normalised in pieces of about that length, each ending before an ASCII character: no ASCII
@@ -110,7 +116,7 @@ replace(String.prototype, 'normalize', (native, receiver, args) => {
   }
   return result + ReflectApply(native, start === 0 ? text : ReflectApply(StringPrototypeSlice, text, [start]), form);
 });
-icuStringMethod('localeCompare', 1);
+icuStringMethod('localeCompare', 1, 1);
 
 // Intl.Collator's `compare` is a getter for a function bound to its collator, the same one each
 // time: the polled one is made once per collator too.

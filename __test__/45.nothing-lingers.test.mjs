@@ -48,6 +48,11 @@ for (const call of ['Intl.getCanonicalLocales(L)', 'Intl.Collator.supportedLocal
   LOOPS[`a list of 2^32 locales (${call})`] = LOCALE_LIST.replace('%s', call)
 }
 LOOPS['String.raw of a raw list of 2^32'] = LOCALE_LIST.replace('%s', 'String.raw({ raw: L })')
+// The same with JSON.stringify's replacer array, and the captures of a result a program's `exec`
+// gives RegExp.prototype[Symbol.replace].
+LOOPS['JSON.stringify with a replacer array of 2^32 - 1'] = 'const r = []; r.length = 2 ** 32 - 1; for (;;) JSON.stringify({}, r)'
+LOOPS['a replace whose exec answers 2^32 captures'] = "const re = /a/; re.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(re, 'b') } catch {} }"
+LOOPS['a replace whose RegExp.prototype.exec answers 2^32 captures'] = "RegExp.prototype.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(/a/, () => 'b') } catch {} }"
 
 Object.assign(LOOPS, {
   'a spread of a value that is not iterable, in a long program': `${LONG_PROGRAM}\nconst v = {}; for (;;) { try { [...v] } catch {} }`,
@@ -747,6 +752,34 @@ return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(
   assert.deepStrictEqual(first, ['["en-US","de"]', 'get length,has 0,get 0,has 1,has 2,get 2,has 3,get 3'])
   assert.deepStrictEqual(second, ['TypeError: Language ID should be string or object.', 'get length,has 0,get 0,has 1,get 1'])
   assert.deepStrictEqual(third, ['["RangeError",true]', 'get length,has 0,get 0,has 1,get 1'])
+})
+
+test('a replacer array and a program\'s exec, read in JavaScript, give V8\'s results, errors and order of reads', async () => {
+  const program = `const log = []
+const traced = (target) => new Proxy(target, {
+  get(t, k, r) { log.push('get ' + String(k)); return Reflect.get(t, k, r) },
+})
+const m = (f) => { try { return JSON.stringify(f()) } catch (e) { return e.constructor.name + ': ' + e.message } }
+const long = ['b']; long[2 ** 16 + 1] = 'a'
+class Counting extends RegExp { exec(s) { log.push('exec ' + this.lastIndex); return super.exec(s) } }
+const answering = (results) => { const re = /x/g; let n = 0; re.exec = () => results[n++] ?? null; return re }
+const cases = [
+  () => JSON.stringify({ a: 1, b: 2, 1: 3, c: 4 }, traced(['a', 1, new String('b'), new Number(1), {}, 'a', null, true])),
+  () => JSON.stringify({ a: 1, b: 2 }, long),
+  () => JSON.stringify({ a: 1 }, traced([{ toString() { log.push('toString'); return 'a' } }])),
+  () => JSON.stringify({ a: 1 }, traced([Object.assign(new String('a'), { toString() { log.push('toString'); return 'a' } })])),
+  () => 'a-b-c'.replace(new Counting('-', 'g'), '+'),
+  () => 'abc'.replace(answering([{ length: 3, index: 1, 0: 'b', 1: 'x', 2: undefined }]), '[$1|$2|$&]'),
+  () => 'abcabc'.replace(answering([{ length: 2, index: 0, 0: 'a', 1: 'q' }, { length: 1, index: 3, 0: 'ab' }]), (...args) => JSON.stringify(args)),
+  () => 'abc'.replace(answering([{ length: 1, index: 5, 0: 'c', groups: { n: 'N' } }]), '$<n>'),
+  () => 'abc'.replace(answering([{ length: 1, index: 0, 0: 'a', groups: null }]), '$<n>'),
+  () => 'abc'.replace(answering([5]), 'z'),
+  () => 'abc'.replace(answering([{ get length() { log.push('length'); return 2 }, index: 0, 0: 'a', get 1() { log.push('1'); return 'c' } }]), '$1'),
+]
+return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
+  const result = await runtime.run({ program, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
+  assert.deepStrictEqual(JSON.parse(result.value)[0], ['"{\\"a\\":1,\\"1\\":3,\\"b\\":2}"', 'get length,get 0,get 1,get 2,get 3,get 4,get 5,get 6,get 7'])
 })
 
 test('a slice, map or splice result past 2^16 elements gives V8\'s result and is not asked for whole at once', async () => {

@@ -5,6 +5,7 @@
 import { core } from 'ext:core/mod.js';
 
 const { op_dsh_is_proxy } = core.ops;
+const ArrayIsArray = Array.isArray;
 const MathMin = Math.min;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -49,6 +50,8 @@ export function toStringStrict(value) {
  * program's code: no getter, no proxy trap. */
 export function hasShortLength(list, limit) {
   if (typeof list !== 'object' || list === null || op_dsh_is_proxy(list)) return false;
+  // An array's length is its own data property: read as it is, it runs nothing.
+  if (ArrayIsArray(list)) return list.length <= limit;
   const length = ObjectGetOwnPropertyDescriptor(list, 'length');
   return length !== undefined && typeof length.value === 'number' && length.value <= limit;
 }

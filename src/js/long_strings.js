@@ -16,7 +16,7 @@
 // budgets; other texts longer than 2^20 characters are searched by V8 a window of 2^20 start
 // positions at a time.
 
-import { primordials } from 'ext:core/mod.js';
+import { core, primordials } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
@@ -50,7 +50,12 @@ const RegExpPrototypeReplace = RegExp.prototype[SymbolReplace];
 const RegExpPrototypeMatch = RegExp.prototype[SymbolMatch];
 const RegExpPrototypeSplit = RegExp.prototype[SymbolSplit];
 const RegExpCtor = RegExp;
+const RegExpPrototype = RegExp.prototype;
 const SymbolSpecies = Symbol.species;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const ObjectHasOwn = Object.hasOwn;
+const { op_dsh_is_proxy } = core.ops;
 
 const NO_CAPTURES = { __proto__: null, length: 0 };
 
@@ -434,11 +439,21 @@ const isObject = (value) => value !== null && (typeof value === 'object' || type
 // A pattern that is an object (other than a regexp, which comes back through the methods on
 // RegExp.prototype) goes to V8's code as it is.
 
+/** Whether V8's replace takes its matches from V8's exec: `rx` is no proxy, has no exec of its own
+ * and RegExp.prototype's is V8's, all known without calling the program's code. A program's exec
+ * may answer any `length`, and V8's replace reads that many captures in C++ that never checks for
+ * termination (2^32 kept a run's thread past it for minutes); regExpReplace reads them here. */
+function execIsBuiltIn(rx) {
+  if (op_dsh_is_proxy(rx) || ObjectHasOwn(rx, 'exec') || ObjectGetPrototypeOf(rx) !== RegExpPrototype) return false;
+  const exec = ObjectGetOwnPropertyDescriptor(RegExpPrototype, 'exec');
+  return exec !== undefined && exec.value === RegExpPrototypeExec;
+}
+
 install(RegExp.prototype, SymbolReplace, {
   [SymbolReplace](string, replaceValue) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeReplace, this, arguments);
     const text = toStringStrict(string);
-    if (text.length <= LONG_LENGTH) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
+    if (text.length <= LONG_LENGTH && execIsBuiltIn(this)) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
     return regExpReplace(this, text, replaceValue);
   },
 }[SymbolReplace], RegExpPrototypeReplace);

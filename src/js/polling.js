@@ -20,7 +20,7 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { boundedLocales } from 'ext:dsh/locale_list.js';
-import { LONG_LENGTH, createDataProperty, toIntegerOrInfinity, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, createDataProperty, hasShortLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
 const ObjectDefineProperty = Object.defineProperty;
@@ -479,8 +479,48 @@ function longStringJson(native, text) {
   return `${json}"`;
 }
 
+// A replacer array is read to its length in C++ that never checks for termination (2^32 - 1 kept
+// a run's thread past it for minutes). Past 2^16 entries, or through a proxy, it is read here as
+// the specification reads it, and V8 is given the property list it makes.
+const SHORT_REPLACER = 2 ** 16;
+const SetCtor = Set;
+const SetPrototypeAdd = Set.prototype.add;
+const SetPrototypeHas = Set.prototype.has;
+const StringPrototypeValueOf = String.prototype.valueOf;
+const NumberPrototypeValueOf = Number.prototype.valueOf;
+
+/** Whether `value` is a String or Number object, told by its internal slot, not by its code. */
+function isStringOrNumberObject(value) {
+  for (const valueOf of [StringPrototypeValueOf, NumberPrototypeValueOf]) {
+    try {
+      ReflectApply(valueOf, value, []);
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
+function replacerPropertyList(replacer) {
+  const length = toLength(replacer.length);
+  const list = [];
+  const seen = new SetCtor();
+  for (let k = 0; k < length; k++) {
+    const value = replacer[k];
+    let item;
+    if (typeof value === 'string') item = value;
+    else if (typeof value === 'number') item = StringCtor(value);
+    else if (typeof value === 'object' && value !== null && isStringOrNumberObject(value)) item = toStringStrict(value);
+    if (item !== undefined && !ReflectApply(SetPrototypeHas, seen, [item])) {
+      ReflectApply(SetPrototypeAdd, seen, [item]);
+      createDataProperty(list, list.length, item);
+    }
+  }
+  return list;
+}
+
 replace(JSON, 'stringify', (native, _receiver, args) => {
   const replacer = args[1];
+  if (ArrayIsArray(replacer) && !hasShortLength(replacer, SHORT_REPLACER)) args[1] = replacerPropertyList(replacer);
   if (typeof replacer === 'function' || ArrayIsArray(replacer)) return ReflectApply(native, JSON, args);
   if (typeof args[0] === 'string' && args[0].length > JSON_STRING_SLICE) return longStringJson(native, args[0]);
   // A Number or String object's valueOf or toString is called once, here, and V8 is given the gap

@@ -71,6 +71,9 @@ const USES = [
   '(await import("node:util")).inspect(v)', '(await import("node:querystring")).parse(String(v))',
   '(await import("node:path")).join(String(v), "x")', 'new Uint8Array(v).fill(1)', 'new Uint8Array(v).sort()',
   'Object.getPrototypeOf(Uint8Array.prototype).copyWithin.call(new Uint8Array(2 ** 24), 0, 1)',
+  // Lists V8 reads to their length: of locales, of raw strings, of properties, of captures.
+  'Intl.getCanonicalLocales(v)', '(1).toLocaleString(v)', 'String.raw({ raw: v })', 'JSON.stringify({ a: 1 }, v)',
+  "'a'.replace(Object.assign(/a/, { exec: () => v }), 'b')",
 ]
 
 const SHAPES = [

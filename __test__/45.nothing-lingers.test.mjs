@@ -50,6 +50,9 @@ for (const call of ['Intl.getCanonicalLocales(L)', 'Intl.Collator.supportedLocal
 LOOPS['String.raw of a raw list of 2^32'] = LOCALE_LIST.replace('%s', 'String.raw({ raw: L })')
 // The same with JSON.stringify's replacer array, and the captures of a result a program's `exec`
 // gives RegExp.prototype[Symbol.replace].
+LOOPS['TypedArray set from an array-like of 2^27'] = 'const t = new Uint8Array(2 ** 27); for (;;) t.set({ length: 2 ** 27 })'
+LOOPS['TypedArray set from a proxy of 2^27'] = 'const t = new Uint8Array(2 ** 27), p = new Proxy({ length: 2 ** 27 }, {}); for (;;) t.set(p)'
+LOOPS['TypedArray from an array-like of 2^27'] = 'for (;;) Uint8Array.from({ get length() { return 2 ** 27 } })'
 LOOPS['JSON.stringify with a replacer array of 2^32 - 1'] = 'const r = []; r.length = 2 ** 32 - 1; for (;;) JSON.stringify({}, r)'
 LOOPS['a replace whose exec answers 2^32 captures'] = "const re = /a/; re.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(re, 'b') } catch {} }"
 LOOPS['a replace whose RegExp.prototype.exec answers 2^32 captures'] = "RegExp.prototype.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(/a/, () => 'b') } catch {} }"
@@ -780,6 +783,33 @@ return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(
   const result = await runtime.run({ program, bindings: [] })
   assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
   assert.deepStrictEqual(JSON.parse(result.value)[0], ['"{\\"a\\":1,\\"1\\":3,\\"b\\":2}"', 'get length,get 0,get 1,get 2,get 3,get 4,get 5,get 6,get 7'])
+})
+
+test('a typed array set from, or made from, a long array-like gives V8\'s results, errors and order of reads', async () => {
+  const program = `const log = []
+const N = 2 ** 20 + 5
+const like = () => ({ length: N, 0: 1, 1: '2', 2: { valueOf() { log.push('valueOf'); return 300 } }, [N - 1]: 7.9 })
+const view = (t) => [t.length, ...t.slice(0, 6), t[N - 2], t[N - 1], t[N]]
+const m = (f) => { try { return JSON.stringify(f()) } catch (e) { return e.constructor.name + ': ' + e.message } }
+const cases = [
+  () => { const t = new Uint8Array(N + 3); t.set(like(), 3); return view(t) },
+  () => { const t = new Float64Array(N); t.set(new Proxy(like(), { get(o, k, r) { if (k === 'length' || k < 3) log.push('get ' + String(k)); return Reflect.get(o, k, r) } })); return view(t) },
+  () => { const t = new Uint8Array(N); t.set({ get length() { log.push('length'); return 3 }, 0: 9 }); return view(t) },
+  () => new Uint8Array(N).set(like(), -1),
+  () => new Uint8Array(N).set(like(), 1),
+  () => new Uint8Array(N).set(like(), Infinity),
+  () => new Uint8Array(N).set(like(), { valueOf() { log.push('offset'); return 2 } }),
+  () => new BigInt64Array(N).set(like()),
+  () => Uint8Array.prototype.set.call({}, like()),
+  () => view(Uint8Array.from(like())),
+  () => view(Int16Array.from(like(), function (x, k) { if (k < 2) log.push('map ' + k + ' ' + this.tag); return -x }, { tag: 't' })),
+  () => view(Uint8Array.from({ get length() { log.push('length'); return N }, 5: 5 })),
+  () => view(BigInt64Array.from({ length: N })),
+]
+return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
+  const result = await runtime.run({ program, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
+  assert.deepStrictEqual(JSON.parse(result.value)[0], ['[1048584,0,0,0,1,2,44,0,0,0]', 'valueOf'])
 })
 
 test('a slice, map or splice result past 2^16 elements gives V8\'s result and is not asked for whole at once', async () => {

@@ -650,3 +650,73 @@ ObjectDefinePropertyForGuards(String, 'raw', {
   enumerable: false,
   configurable: true,
 });
+
+// %TypedArray%.prototype.set from an array-like, and %TypedArray%.from of one, read it in C++ to
+// its length without checking for termination: 2^27 elements took about 1.3 s, however few the
+// array-like held. Arrays and typed arrays, whose lengths the heap bounds, and array-likes with an
+// own length of up to 2^20 still go to V8; any other is read here, as the specification reads it.
+const { op_is_typed_array: isTypedArray } = core.ops;
+const TypedArrayForGuards = ObjectGetPrototypeOfForGuards(Uint8Array);
+const TypedArrayPrototypeSetNative = TypedArrayForGuards.prototype.set;
+const TypedArrayFromNative = TypedArrayForGuards.from;
+const typedArrayLength = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayForGuards.prototype, 'length').get;
+const TYPED_ARRAY_CONSTRUCTORS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+const NO_ELEMENTS = [];
+const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
+
+/** Whether V8 reads `source` to its length in moments: a list the heap bounds, or a short one. */
+function quickToRead(source) {
+  if (typeof source !== 'object' || source === null) return true;
+  if (isTypedArray(source) || (ArrayIsArray(source) && !op_dsh_is_proxy(source))) return true;
+  const length = plainLength(source);
+  return length !== undefined && length <= LONG_LENGTH;
+}
+
+ObjectDefinePropertyForGuards(TypedArrayForGuards.prototype, 'set', {
+  __proto__: null,
+  value: presentAsBuiltin({
+    set(source) {
+      const offsetArgument = arguments.length > 1 ? arguments[1] : undefined;
+      if (quickToRead(source) || !isTypedArray(this)) return ReflectApplyForGuards(TypedArrayPrototypeSetNative, this, arguments);
+      const offset = toIntegerOrInfinity(offsetArgument);
+      // V8 refuses a detached target or a negative or infinite offset in its own words.
+      ReflectApplyForGuards(TypedArrayPrototypeSetNative, this, [NO_ELEMENTS, offset]);
+      const list = ObjectCtorForGuards(source);
+      const length = toLength(list.length);
+      if (length + offset > ReflectApplyForGuards(typedArrayLength, this, [])) {
+        // And a source too long for it, before any element is read.
+        ReflectApplyForGuards(TypedArrayPrototypeSetNative, this, [{ __proto__: null, length }, offset]);
+      }
+      for (let k = 0; k < length; k++) this[offset + k] = list[k];
+    },
+  }.set, TypedArrayPrototypeSetNative),
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
+
+ObjectDefinePropertyForGuards(TypedArrayForGuards, 'from', {
+  __proto__: null,
+  value: presentAsBuiltin({
+    from(source) {
+      const mapper = arguments.length > 1 ? arguments[1] : undefined;
+      // An iterable, or a proxy (which may be one), goes to V8, whose iteration runs JavaScript.
+      if (quickToRead(source) || mayIterate(source) || (mapper !== undefined && typeof mapper !== 'function')
+        || !ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [this])) {
+        return ReflectApplyForGuards(TypedArrayFromNative, this, arguments);
+      }
+      const thisArg = arguments.length > 2 ? arguments[2] : undefined;
+      const length = toLength(source.length);
+      const target = new this(length);
+      for (let k = 0; k < length; k++) {
+        const value = source[k];
+        target[k] = mapper === undefined ? value : ReflectApplyForGuards(mapper, thisArg, [value, k]);
+      }
+      return target;
+    },
+  }.from, TypedArrayFromNative),
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});

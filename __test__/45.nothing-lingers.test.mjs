@@ -52,6 +52,7 @@ LOOPS['String.raw of a raw list of 2^32'] = LOCALE_LIST.replace('%s', 'String.ra
 // gives RegExp.prototype[Symbol.replace].
 LOOPS['TypedArray set from an array-like of 2^27'] = 'const t = new Uint8Array(2 ** 27); for (;;) t.set({ length: 2 ** 27 })'
 LOOPS['TypedArray set from a proxy of 2^27'] = 'const t = new Uint8Array(2 ** 27), p = new Proxy({ length: 2 ** 27 }, {}); for (;;) t.set(p)'
+LOOPS['TypedArray set from a string of 2^27 characters'] = "const t = new Uint8Array(2 ** 27), s = 'x'.repeat(2 ** 27); s.charCodeAt(1); for (;;) t.set(s)"
 LOOPS['TypedArray from an array-like of 2^27'] = 'for (;;) Uint8Array.from({ get length() { return 2 ** 27 } })'
 LOOPS['JSON.stringify with a replacer array of 2^32 - 1'] = 'const r = []; r.length = 2 ** 32 - 1; for (;;) JSON.stringify({}, r)'
 LOOPS['a replace whose exec answers 2^32 captures'] = "const re = /a/; re.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(re, 'b') } catch {} }"
@@ -805,6 +806,7 @@ const cases = [
   () => view(Int16Array.from(like(), function (x, k) { if (k < 2) log.push('map ' + k + ' ' + this.tag); return -x }, { tag: 't' })),
   () => view(Uint8Array.from({ get length() { log.push('length'); return N }, 5: 5 })),
   () => view(BigInt64Array.from({ length: N })),
+  () => { const t = new Float32Array(N); t.set('12' + ' '.repeat(N - 3) + '5', 0); return view(t) },
 ]
 return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
   const result = await runtime.run({ program, bindings: [] })

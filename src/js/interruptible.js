@@ -667,6 +667,8 @@ const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
 
 /** Whether V8 reads `source` to its length in moments: a list the heap bounds, or a short one. */
 function quickToRead(source) {
+  // A string is an array-like of its characters.
+  if (typeof source === 'string') return source.length <= LONG_LENGTH;
   if (typeof source !== 'object' || source === null) return true;
   if (isTypedArray(source) || (ArrayIsArray(source) && !op_dsh_is_proxy(source))) return true;
   const length = plainLength(source);

@@ -9,6 +9,7 @@ const ArrayIsArray = Array.isArray;
 const MathMin = Math.min;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ObjectHasOwn = Object.hasOwn;
 const MathTrunc = Math.trunc;
 const StringCtor = String;
 const TypeErrorCtor = TypeError;
@@ -45,13 +46,22 @@ export function toStringStrict(value) {
   return StringCtor(value);
 }
 
-/** Whether `list` is an object whose `length` V8 reads from an own data property holding a number of
- * at most `limit`, so that V8's own loop over it ends in moments. Read without calling any of the
- * program's code: no getter, no proxy trap. */
-export function hasShortLength(list, limit) {
-  if (typeof list !== 'object' || list === null || op_dsh_is_proxy(list)) return false;
+/** The length V8 reads of `value`, an object with `length` as its own data property, or undefined
+ * where reading it could call a getter or trap of the program's. Read without running program code. */
+export function plainLength(value) {
+  if (value === null || op_dsh_is_proxy(value)) return undefined;
   // An array's length is its own data property: read as it is, it runs nothing.
-  if (ArrayIsArray(list)) return list.length <= limit;
-  const length = ObjectGetOwnPropertyDescriptor(list, 'length');
-  return length !== undefined && typeof length.value === 'number' && length.value <= limit;
+  if (ArrayIsArray(value)) return value.length;
+  // Asked first, as most objects have no length of their own: it makes no descriptor.
+  if (!ObjectHasOwn(value, 'length')) return undefined;
+  const own = ObjectGetOwnPropertyDescriptor(value, 'length');
+  return typeof own.value !== 'number' ? undefined : toLength(own.value);
+}
+
+/** Whether `list` is an object whose length V8's own loop over it reads as at most `limit`, so that
+ * the loop ends in moments. */
+export function hasShortLength(list, limit) {
+  if (typeof list !== 'object') return false;
+  const length = plainLength(list);
+  return length !== undefined && length <= limit;
 }

@@ -11,7 +11,7 @@
 
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
-import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_array_past_heap, op_dsh_detail_string, op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
@@ -36,7 +36,6 @@ const WeakSetPrototypeDelete = WeakSet.prototype.delete;
 const SymbolSpecies = Symbol.species;
 const SymbolIteratorForGuards = Symbol.iterator;
 const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
-const ObjectHasOwnForGuards = Object.hasOwn;
 const ReflectSetPrototypeOfForGuards = Reflect.setPrototypeOf;
 const ArrayPrototypeForGuards = Array.prototype;
 const TypeErrorCtorForGuards = TypeError;
@@ -104,17 +103,6 @@ export function arrayLength(length) {
   const global = ObjectGetOwnPropertyDescriptorForGuards(globalObject, 'Array');
   if (global === undefined || global.value !== ArrayCtor) return length;
   return endsPastHeap(length) ? 0 : length;
-}
-
-/** The length Array.from reads of `value`, an object with `length` as its own data property, or
- * undefined where reading it could call a getter or trap of the program's. */
-function plainLength(value) {
-  if (value === null || op_dsh_is_proxy(value)) return undefined;
-  if (ArrayIsArray(value)) return value.length;
-  // Asked first, as most objects have no length of their own: it makes no descriptor.
-  if (!ObjectHasOwnForGuards(value, 'length')) return undefined;
-  const own = ObjectGetOwnPropertyDescriptorForGuards(value, 'length');
-  return typeof own.value !== 'number' ? undefined : toLength(own.value);
 }
 
 /** Whether Array.from takes `items` as an iterable: a `Symbol.iterator` on its chain (or a proxy on

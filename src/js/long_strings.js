@@ -45,6 +45,7 @@ const SymbolSplit = Symbol.split;
 const StringPrototypeSlice = String.prototype.slice;
 const SymbolReplace = Symbol.replace;
 const TypeErrorCtor = TypeError;
+const RangeErrorCtor = RangeError;
 const RegExpPrototypeExec = RegExp.prototype.exec;
 const RegExpPrototypeReplace = RegExp.prototype[SymbolReplace];
 const RegExpPrototypeMatch = RegExp.prototype[SymbolMatch];
@@ -327,6 +328,9 @@ function regExpSplit(rx, text, limit) {
 }
 
 /** RegExp.prototype[Symbol.replace], as the specification writes it. */
+/** The count of arguments (the receiver among them) at which V8's replace refuses to call a replacer. */
+const MAX_REPLACER_ARGUMENTS = 65535;
+
 function regExpReplace(rx, text, replaceValue) {
   const functional = typeof replaceValue === 'function';
   if (!functional) replaceValue = toStringStrict(replaceValue);
@@ -354,14 +358,22 @@ function regExpReplace(rx, text, replaceValue) {
       }
       return;
     }
+    // Every capture is read and converted, as the specification does, but only those that can be
+    // used are kept: a program's exec may answer a length of 2^32, and keeping them all would fill
+    // the heap where V8 throws.
+    const kept = functional ? (captureCount + 3 < MAX_REPLACER_ARGUMENTS ? captureCount : 0) : MathMin(captureCount, 99);
     const captures = { __proto__: null, length: captureCount };
     for (let n = 1; n <= captureCount; n++) {
       const capture = result[n];
-      captures[n - 1] = capture === undefined ? undefined : toStringStrict(capture);
+      const converted = capture === undefined ? undefined : toStringStrict(capture);
+      if (n <= kept) captures[n - 1] = converted;
     }
     let namedCaptures = result.groups;
     let replacement;
     if (functional) {
+      if (captureCount + 3 + (namedCaptures !== undefined) >= MAX_REPLACER_ARGUMENTS) {
+        throw new RangeErrorCtor('Too many arguments in function call (only 65535 allowed)');
+      }
       const args = { __proto__: null, 0: matched, length: captureCount + 1 };
       for (let n = 0; n < captureCount; n++) args[1 + n] = captures[n];
       args[args.length++] = position;

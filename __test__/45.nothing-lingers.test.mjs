@@ -57,6 +57,7 @@ LOOPS['TypedArray from an array-like of 2^27'] = 'for (;;) Uint8Array.from({ get
 LOOPS['JSON.stringify with a replacer array of 2^32 - 1'] = 'const r = []; r.length = 2 ** 32 - 1; for (;;) JSON.stringify({}, r)'
 LOOPS['a replace whose exec answers 2^32 captures'] = "const re = /a/; re.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(re, 'b') } catch {} }"
 LOOPS['a replace whose RegExp.prototype.exec answers 2^32 captures'] = "RegExp.prototype.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(/a/, () => 'b') } catch {} }"
+LOOPS['Intl.ListFormat format of 2^22 strings'] = "const l = new Array(2 ** 22).fill('x'), f = new Intl.ListFormat(); for (;;) { try { f.format(l) } catch {} }"
 
 Object.assign(LOOPS, {
   'a spread of a value that is not iterable, in a long program': `${LONG_PROGRAM}\nconst v = {}; for (;;) { try { [...v] } catch {} }`,
@@ -789,6 +790,58 @@ return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(
   const result = await runtime.run({ program, bindings: [] })
   assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
   assert.deepStrictEqual(JSON.parse(result.value)[0], ['"{\\"a\\":1,\\"1\\":3,\\"b\\":2}"', 'get length,get 0,get 1,get 2,get 3,get 4,get 5,get 6,get 7'])
+})
+
+test('Intl.ListFormat reads a list through its iterator as V8 does, and refuses one past 2^16 strings or 2^24 characters', async () => {
+  const program = `const log = []
+const m = (f) => { try { return JSON.stringify(f()) } catch (e) { return e.constructor.name + ': ' + e.message } }
+const iterable = (values, answer = (v) => ({ get done() { log.push('done'); return false }, get value() { log.push('value'); return v } })) => ({
+  get [Symbol.iterator]() {
+    log.push('@@iterator')
+    return () => {
+      let n = 0
+      return {
+        get next() { log.push('next'); return () => n < values.length ? answer(values[n++]) : { done: true } },
+        get return() { log.push('return'); return () => ({}) },
+      }
+    }
+  },
+})
+const f = new Intl.ListFormat('en', { type: 'disjunction' })
+const cases = [
+  () => f.format(['a', 'b', 'c']),
+  () => f.formatToParts(iterable(['a', 'b'])),
+  () => f.format('xyz'),
+  () => f.format(undefined),
+  () => f.format(null),
+  () => f.format(5),
+  () => f.format(iterable(['a', 1, 'c'])),
+  () => f.format(iterable(['a'], () => 5)),
+  () => f.format({ [Symbol.iterator]: () => 5 }),
+  () => Intl.ListFormat.prototype.format.call({}, iterable(['a'])),
+  () => f.format(new Array(2 ** 16).fill('x')).length,
+]
+return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
+  const result = await runtime.run({ program, bindings: [] })
+  assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
+  assert.deepStrictEqual(JSON.parse(result.value)[6], ['TypeError: Iterable yielded 1 which is not a string', '@@iterator,next,done,value,done,value,return'])
+  const refused = await runtime.run({
+    program: `const log = []
+const closing = (values) => ({ [Symbol.iterator]() { let n = 0; return { next: () => ({ done: n >= values.length, value: values[n++] }), return() { log.push('return'); return {} } } } })
+const m = (f) => { try { return f() } catch (e) { return e.constructor.name + ': ' + e.message } }
+return [
+  m(() => new Intl.ListFormat().format(closing(new Array(2 ** 16 + 1).fill('x')))),
+  m(() => new Intl.ListFormat().formatToParts(['x'.repeat(2 ** 23), 'y'.repeat(2 ** 23), 'z'])),
+  log.join(','),
+]`,
+    bindings: [],
+  })
+  const limit = "is limited to 65536 strings of 16777216 characters in all here: ICU formats a list in one step, outside the run's heap cap"
+  assert.deepStrictEqual(refused, { logs: [], value: [
+    `RangeError: Intl.ListFormat.prototype.format ${limit}`,
+    `RangeError: Intl.ListFormat.prototype.formatToParts ${limit}`,
+    'return',
+  ] })
 })
 
 test('a typed array set from, or made from, a long array-like gives V8\'s results, errors and order of reads', async () => {

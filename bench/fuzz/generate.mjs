@@ -74,6 +74,8 @@ const USES = [
   // Lists V8 reads to their length: of locales, of raw strings, of properties, of captures.
   'Intl.getCanonicalLocales(v)', '(1).toLocaleString(v)', 'String.raw({ raw: v })', 'JSON.stringify({ a: 1 }, v)',
   "'a'.replace(Object.assign(/a/, { exec: () => v }), 'b')",
+  // A list ICU formats in one step.
+  'new Intl.ListFormat().format(v)',
 ]
 
 const SHAPES = [

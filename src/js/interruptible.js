@@ -18,7 +18,6 @@ const ArrayIsArray = Array.isArray;
 const MathMax = Math.max;
 const MathMin = Math.min;
 
-
 const ArrayCtor = Array;
 const ArrayPrototypeSortNative = Array.prototype.sort;
 const ArrayPrototypeForEachNative = Array.prototype.forEach;
@@ -37,6 +36,8 @@ const SymbolSpecies = Symbol.species;
 const SymbolIteratorForGuards = Symbol.iterator;
 const ObjectGetPrototypeOfForGuards = Object.getPrototypeOf;
 const ReflectSetPrototypeOfForGuards = Reflect.setPrototypeOf;
+const ReflectConstructForGuards = Reflect.construct;
+const ObjectHasOwnForGuards = Object.hasOwn;
 const ArrayPrototypeForGuards = Array.prototype;
 const TypeErrorCtorForGuards = TypeError;
 const RangeErrorCtorForGuards = RangeError;
@@ -642,7 +643,8 @@ ObjectDefinePropertyForGuards(String, 'raw', {
 // %TypedArray%.prototype.set from an array-like, and %TypedArray%.from of one, read it in C++ to
 // its length without checking for termination: 2^27 elements took about 1.3 s, however few the
 // array-like held. Arrays and typed arrays, whose lengths the heap bounds, and array-likes with an
-// own length of up to 2^20 still go to V8; any other is read here, as the specification reads it.
+// own length of up to 2^20 still go to V8; any other is read here, as the specification reads it,
+// into a typed array of V8's or of a subclass.
 const { op_is_typed_array: isTypedArray } = core.ops;
 const TypedArrayForGuards = ObjectGetPrototypeOfForGuards(Uint8Array);
 const TypedArrayPrototypeSetNative = TypedArrayForGuards.prototype.set;
@@ -652,6 +654,50 @@ const TYPED_ARRAY_CONSTRUCTORS = [Int8Array, Uint8Array, Uint8ClampedArray, Int1
   Float32Array, Float64Array, BigInt64Array, BigUint64Array];
 const NO_ELEMENTS = [];
 const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
+const StringPrototypeReplaceForGuards = String.prototype.replace;
+const constructs = function () {};
+
+/** Whether `from` may make its result here with `new constructor(length)`, reading nothing V8's `from`
+ * would not: V8's typed array constructors, and constructors that extend one (not proxies, their
+ * `prototype` their own data property, so that asking whether they construct runs no program code). */
+function isTypedArrayConstructor(constructor) {
+  if (ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [constructor])) return true;
+  if (typeof constructor !== 'function' || op_dsh_is_proxy(constructor)) return false;
+  const prototype = ObjectGetOwnPropertyDescriptorForGuards(constructor, 'prototype');
+  if (prototype === undefined || !ObjectHasOwnForGuards(prototype, 'value')) return false;
+  let extendsTypedArray = false;
+  for (let link = ObjectGetPrototypeOfForGuards(constructor); link !== null && !extendsTypedArray; link = ObjectGetPrototypeOfForGuards(link)) {
+    if (op_dsh_is_proxy(link)) return false;
+    extendsTypedArray = ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [link]);
+  }
+  if (!extendsTypedArray) return false;
+  // A generator function has a `prototype` of its own and is no constructor.
+  try {
+    ReflectConstructForGuards(constructs, NO_ELEMENTS, constructor);
+  } catch {
+    return false;
+  }
+  return true;
+}
+
+/** TypedArrayCreate for `from`: `new constructor(length)`, refused in V8's words unless it made a
+ * typed array, attached, of at least `length` elements (a subclass's constructor may make anything). */
+function typedArrayCreate(constructor, length) {
+  const target = new constructor(length);
+  if (!isTypedArray(target)) {
+    throw new TypeErrorCtorForGuards(`Method %TypedArray%.from called on incompatible receiver ${op_dsh_detail_string(target)}`);
+  }
+  try {
+    // Refuses a detached or out-of-bounds target, in V8's words for set.
+    ReflectApplyForGuards(TypedArrayPrototypeSetNative, target, [NO_ELEMENTS, 0]);
+  } catch (error) {
+    throw new TypeErrorCtorForGuards(ReflectApplyForGuards(StringPrototypeReplaceForGuards, error.message, ['%TypedArray%.prototype.set', '%TypedArray%.from']));
+  }
+  if (ReflectApplyForGuards(typedArrayLength, target, []) < length) {
+    throw new TypeErrorCtorForGuards('Derived TypedArray constructor created an array which was too small');
+  }
+  return target;
+}
 
 /** Whether V8 reads `source` to its length in moments: a list the heap bounds, or a short one. */
 function quickToRead(source) {
@@ -693,12 +739,12 @@ ObjectDefinePropertyForGuards(TypedArrayForGuards, 'from', {
       const mapper = arguments.length > 1 ? arguments[1] : undefined;
       // An iterable, or a proxy (which may be one), goes to V8, whose iteration runs JavaScript.
       if (quickToRead(source) || mayIterate(source) || (mapper !== undefined && typeof mapper !== 'function')
-        || !ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [this])) {
+        || !isTypedArrayConstructor(this)) {
         return ReflectApplyForGuards(TypedArrayFromNative, this, arguments);
       }
       const thisArg = arguments.length > 2 ? arguments[2] : undefined;
       const length = toLength(source.length);
-      const target = new this(length);
+      const target = typedArrayCreate(this, length);
       for (let k = 0; k < length; k++) {
         const value = source[k];
         target[k] = mapper === undefined ? value : ReflectApplyForGuards(mapper, thisArg, [value, k]);

@@ -55,6 +55,7 @@ LOOPS['TypedArray set from a proxy of 2^27'] = 'const t = new Uint8Array(2 ** 27
 LOOPS['TypedArray set from a string of 2^27 characters'] = "const t = new Uint8Array(2 ** 27), s = 'x'.repeat(2 ** 27); s.charCodeAt(1); for (;;) t.set(s)"
 LOOPS['TypedArray from an array-like of 2^27'] = 'for (;;) Uint8Array.from({ get length() { return 2 ** 27 } })'
 LOOPS['a TypedArray subclass from an array-like of 2^27'] = 'class A extends Uint8Array {} for (;;) A.from({ length: 2 ** 27 })'
+LOOPS['Float16Array from an array-like of 2^26'] = 'for (;;) Float16Array.from({ length: 2 ** 26 })'
 LOOPS['JSON.stringify with a replacer array of 2^32 - 1'] = 'const r = []; r.length = 2 ** 32 - 1; for (;;) JSON.stringify({}, r)'
 LOOPS['a replace whose exec answers 2^32 captures'] = "const re = /a/; re.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(re, 'b') } catch {} }"
 LOOPS['a replace whose RegExp.prototype.exec answers 2^32 captures'] = "RegExp.prototype.exec = () => ({ length: 2 ** 32, index: 0, 0: 'a' }); for (;;) { try { 'a'.replace(/a/, () => 'b') } catch {} }"
@@ -816,6 +817,14 @@ const cases = [
   () => f.format(undefined),
   () => f.format(null),
   () => f.format(5),
+  () => f.format(true),
+  () => f.format({}),
+  () => f.format(function named() {}),
+  () => f.format(Symbol('s')),
+  // Read once: a second read would have found an iterator.
+  () => { let n = 0; return f.format({ get [Symbol.iterator]() { log.push('@@iterator'); return n++ ? () => ['a'].values() : undefined } }) },
+  () => f.format({ [Symbol.iterator]: () => ({ next: 5 }) }),
+  () => f.format({ [Symbol.iterator]: () => ({}) }),
   () => f.format(iterable(['a', 1, 'c'])),
   () => f.format(iterable(['a'], () => 5)),
   () => f.format({ [Symbol.iterator]: () => 5 }),
@@ -825,7 +834,7 @@ const cases = [
 return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
   const result = await runtime.run({ program, bindings: [] })
   assert.deepStrictEqual(result, { logs: [], value: runInNewContext(`(() => { ${program} })()`) })
-  assert.deepStrictEqual(JSON.parse(result.value)[6], ['TypeError: Iterable yielded 1 which is not a string', '@@iterator,next,done,value,done,value,return'])
+  assert.deepStrictEqual(JSON.parse(result.value)[13], ['TypeError: Iterable yielded 1 which is not a string', '@@iterator,next,done,value,done,value,return'])
   const refused = await runtime.run({
     program: `const log = []
 const closing = (values) => ({ [Symbol.iterator]() { let n = 0; return { next: () => ({ done: n >= values.length, value: values[n++] }), return() { log.push('return'); return {} } } } })
@@ -872,13 +881,17 @@ const cases = [
   // V8 words a detached target differently from version to version: the same words as its own path's.
   () => {
     class D extends Uint8Array { constructor(n) { super(n); structuredClone(this.buffer, { transfer: [this.buffer] }) } }
+    String.prototype[Symbol.replace] = () => 'forged'
     const long = m(() => D.from(like())), short = m(() => D.from({ length: 3 }))
+    delete String.prototype[Symbol.replace]
     return [long === short, long.slice(0, 10)]
   },
   () => { function* g() {} Object.setPrototypeOf(g, Uint8Array); return Uint8Array.from.call(g, { get length() { log.push('length'); return N } }) },
+  () => view(Uint8Array.from.call(function (n) { log.push('made ' + n); return new Uint8Array(n + 1) }, like())),
+  () => Uint8Array.from.call(function () { return new Uint8Array(1) }, like()),
 ]
 return JSON.stringify(cases.map((c) => { log.length = 0; return [m(c), log.join(',')] }))`
-  // Sixteen copies of 2^20 elements take 300-600 ms of busy time here: a budget of its own.
+  // Eighteen copies of 2^20 elements take 300-700 ms of busy time here: a budget of its own.
   const { runtime: patient, dispose: disposePatient } = await setup({ computeMs: 20_000 })
   const result = await patient.run({ program, bindings: [] })
   await disposePatient()

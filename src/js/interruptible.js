@@ -11,6 +11,7 @@
 
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { addPiece, finishResult, newResult } from 'ext:dsh/long_strings.js';
 import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_array_past_heap, op_dsh_detail_string, op_dsh_is_proxy } = core.ops;
@@ -627,12 +628,12 @@ ObjectDefinePropertyForGuards(String, 'raw', {
       const list = ObjectCtorForGuards(literals);
       const count = toLength(list.length);
       const substitutions = arguments.length - 1;
-      let text = '';
+      const text = newResult();
       for (let i = 0; i < count; i++) {
-        text += toStringStrict(list[i]);
-        if (i + 1 < count && i < substitutions) text += toStringStrict(arguments[i + 1]);
+        addPiece(text, toStringStrict(list[i]));
+        if (i + 1 < count && i < substitutions) addPiece(text, toStringStrict(arguments[i + 1]));
       }
-      return text;
+      return finishResult(text);
     },
   }.raw, StringRawNative),
   writable: true,
@@ -654,23 +655,20 @@ const TYPED_ARRAY_CONSTRUCTORS = [Int8Array, Uint8Array, Uint8ClampedArray, Int1
   Float32Array, Float64Array, BigInt64Array, BigUint64Array];
 const NO_ELEMENTS = [];
 const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
-const StringPrototypeReplaceForGuards = String.prototype.replace;
+const SET_NAME = '%TypedArray%.prototype.set';
+const StringPrototypeSliceForGuards = String.prototype.slice;
+const sliceOf = (text, start, end) => ReflectApplyForGuards(StringPrototypeSliceForGuards, text, end === undefined ? [start] : [start, end]);
 const constructs = function () {};
 
 /** Whether `from` may make its result here with `new constructor(length)`, reading nothing V8's `from`
- * would not: V8's typed array constructors, and constructors that extend one (not proxies, their
- * `prototype` their own data property, so that asking whether they construct runs no program code). */
+ * would not: V8's typed array constructors, and other constructors that are not proxies and have
+ * `prototype` as their own data property, so that asking whether they construct runs no program code
+ * (a subclass, or a function that returns a typed array: what they make is checked after). */
 function isTypedArrayConstructor(constructor) {
   if (ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [constructor])) return true;
   if (typeof constructor !== 'function' || op_dsh_is_proxy(constructor)) return false;
   const prototype = ObjectGetOwnPropertyDescriptorForGuards(constructor, 'prototype');
   if (prototype === undefined || !ObjectHasOwnForGuards(prototype, 'value')) return false;
-  let extendsTypedArray = false;
-  for (let link = ObjectGetPrototypeOfForGuards(constructor); link !== null && !extendsTypedArray; link = ObjectGetPrototypeOfForGuards(link)) {
-    if (op_dsh_is_proxy(link)) return false;
-    extendsTypedArray = ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [link]);
-  }
-  if (!extendsTypedArray) return false;
   // A generator function has a `prototype` of its own and is no constructor.
   try {
     ReflectConstructForGuards(constructs, NO_ELEMENTS, constructor);
@@ -691,7 +689,9 @@ function typedArrayCreate(constructor, length) {
     // Refuses a detached or out-of-bounds target, in V8's words for set.
     ReflectApplyForGuards(TypedArrayPrototypeSetNative, target, [NO_ELEMENTS, 0]);
   } catch (error) {
-    throw new TypeErrorCtorForGuards(ReflectApplyForGuards(StringPrototypeReplaceForGuards, error.message, ['%TypedArray%.prototype.set', '%TypedArray%.from']));
+    const message = error.message;
+    const at = ReflectApplyForGuards(StringPrototypeIndexOfForGuards, message, [SET_NAME, 0]);
+    throw new TypeErrorCtorForGuards(`${sliceOf(message, 0, at)}%TypedArray%.from${sliceOf(message, at + SET_NAME.length)}`);
   }
   if (ReflectApplyForGuards(typedArrayLength, target, []) < length) {
     throw new TypeErrorCtorForGuards('Derived TypedArray constructor created an array which was too small');

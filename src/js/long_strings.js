@@ -203,11 +203,11 @@ function getSubstitution(matched, text, position, captures, namedCaptures, templ
  * Builds the result from its pieces in flat chunks of up to 4 096 pieces, each joined by V8:
  * concatenating piece by piece made a rope of about 60 bytes a match, thirty times the text.
  */
-function newResult() {
+export function newResult() {
   return { __proto__: null, text: '', pieces: { __proto__: null, length: 0 } };
 }
 
-function addPiece(result, piece) {
+export function addPiece(result, piece) {
   const pieces = result.pieces;
   pieces[pieces.length++] = piece;
   if (pieces.length === PIECES_PER_CHUNK) flushPieces(result);
@@ -218,7 +218,7 @@ function flushPieces(result) {
   result.pieces = { __proto__: null, length: 0 };
 }
 
-function finishResult(result) {
+export function finishResult(result) {
   flushPieces(result);
   return result.text;
 }
@@ -327,10 +327,10 @@ function regExpSplit(rx, text, limit) {
   return toArray(parts);
 }
 
-/** RegExp.prototype[Symbol.replace], as the specification writes it. */
 /** The count of arguments (the receiver among them) at which V8's replace refuses to call a replacer. */
 const MAX_REPLACER_ARGUMENTS = 65535;
 
+/** RegExp.prototype[Symbol.replace], as the specification writes it. */
 function regExpReplace(rx, text, replaceValue) {
   const functional = typeof replaceValue === 'function';
   if (!functional) replaceValue = toStringStrict(replaceValue);

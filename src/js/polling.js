@@ -30,6 +30,7 @@ const MathMax = Math.max;
 const MathMin = Math.min;
 const ReflectApply = Reflect.apply;
 const RangeErrorCtor = RangeError;
+const StringCtor = String;
 const TypeErrorCtor = TypeError;
 const WeakMapCtor = WeakMap;
 const WeakMapPrototypeGet = WeakMap.prototype.get;
@@ -175,6 +176,15 @@ function refuseLongList(service) {
   return new RangeErrorCtor(`${service} is limited to ${MAX_ICU_LIST} strings of ${MAX_ICU_TEXT} characters in all here: ICU formats a list in one step, outside the run's heap cap`);
 }
 
+/** How V8 names a value it cannot iterate, where no source text names it: its type, and for a
+ * string, number, boolean or null its value. */
+function notIterable(value) {
+  if (value === null) return 'object null';
+  const type = typeof value;
+  if (type === 'string') return `string "${value}"`;
+  return type === 'number' || type === 'boolean' ? `${type} ${StringCtor(value)}` : type;
+}
+
 /** The program's iterator, stepped for V8 as V8 would step it (next read once; done, then value, of
  * each result), counted. V8 still checks each value, and closes the program's iterator through this
  * one when a value is not a string. */
@@ -185,10 +195,10 @@ class BoundedList {
   #strings = 0;
   #characters = 0;
 
-  constructor(service, iterator) {
+  constructor(service, iterator, next) {
     this.#service = service;
     this.#iterator = iterator;
-    this.#next = iterator.next;
+    this.#next = next;
   }
 
   [SymbolIterator]() {
@@ -226,12 +236,15 @@ for (const key of ['format', 'formatToParts']) {
     // V8 checks its receiver before it reads the list: an empty list asks it to, and costs nothing.
     if (list === undefined) return ReflectApply(native, receiver, args);
     ReflectApply(native, receiver, [undefined]);
-    // V8 says, in its own words, why a value it cannot iterate is refused.
     const method = list === null ? undefined : list[SymbolIterator];
-    if (typeof method !== 'function') return ReflectApply(native, receiver, args);
+    // V8 would read the method again, and might find one the second time.
+    if (typeof method !== 'function') throw new TypeErrorCtor(`${notIterable(list)} is not iterable (cannot read property Symbol(Symbol.iterator))`);
     const iterator = ReflectApply(method, list, []);
     if (!isObject(iterator)) throw new TypeErrorCtor('Result of the Symbol.iterator method is not an object');
-    return ReflectApply(native, receiver, [new BoundedList(service, iterator)]);
+    const next = iterator.next;
+    // V8 calls what it read as `next`, and says in its own words that it cannot.
+    if (typeof next !== 'function') return ReflectApply(native, receiver, [{ [SymbolIterator]: () => ({ next }) }]);
+    return ReflectApply(native, receiver, [new BoundedList(service, iterator, next)]);
   });
 }
 
@@ -244,7 +257,6 @@ for (const key of ['fill', 'copyWithin', 'indexOf', 'lastIndexOf', 'includes']) 
 
 // A long string's keys, entries and characters, listed in JavaScript: V8 lists them in C++, one
 // per character, and `Object.keys('x'.repeat(2 ** 22))` in a loop ran on past its run's end.
-const StringCtor = String;
 // Listings longer than this are built here: at a 16 MB cap, V8's `Object.entries` of 2^20
 // elements already allocated far past the cap before it could be stopped.
 export const LONG_LISTING = 2 ** 16;

@@ -26,6 +26,11 @@ export function createDataProperty(target, key, value) {
   ObjectDefineProperty(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
 }
 
+/** Whether `value` is an Object in the specification's sense: an object or a function. */
+export function isObject(value) {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
 /** Lengths past which the built-ins written here take over from V8's own: up to 2^20 elements or
  * characters, V8's code is fast and ends in moments. */
 export const LONG_LENGTH = 2 ** 20;

@@ -12,7 +12,7 @@
 // handed to it without V8 listing it again.
 
 import { core } from 'ext:core/mod.js';
-import { createDataProperty } from 'ext:dsh/abstract_ops.js';
+import { createDataProperty, isObject } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 
 const {
@@ -290,10 +290,6 @@ export function spreadable(value) {
  * `next` once, its `return` when the loop ends early). */
 export function spreadableEach(iterable) {
   return new SpreadableValues(iterable);
-}
-
-function isObject(value) {
-  return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
 function SpreadableValues(iterable) {

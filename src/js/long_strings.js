@@ -18,7 +18,7 @@
 
 import { core, primordials } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
-import { LONG_LENGTH, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, isObject, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
 
@@ -443,8 +443,6 @@ function install(target, key, method, native) {
   ObjectDefineProperty(method, 'length', { __proto__: null, value: native.length, configurable: true });
   ObjectDefineProperty(target, key, { __proto__: null, value: method, writable: true, enumerable: false, configurable: true });
 }
-
-const isObject = (value) => value !== null && (typeof value === 'object' || typeof value === 'function');
 
 // Each wrapper converts its arguments once, in the specification's order, and then chooses by
 // the length of the text: V8's code gets the converted values, so nothing is converted twice.

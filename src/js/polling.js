@@ -20,7 +20,7 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { boundedLocales } from 'ext:dsh/locale_list.js';
-import { LONG_LENGTH, createDataProperty, hasShortLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, createDataProperty, hasShortLength, isObject, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const ArrayBufferCtor = ArrayBuffer;
 const ArrayIsArray = Array.isArray;
@@ -170,7 +170,6 @@ replace(Intl.Segmenter.prototype, 'segment', (native, receiver, args) => {
 // 460 ns a call before, 1.1-1.2 µs after).
 const MAX_ICU_LIST = 2 ** 16;
 const SymbolIterator = Symbol.iterator;
-const isObject = (value) => value !== null && (typeof value === 'object' || typeof value === 'function');
 
 function refuseLongList(service) {
   return new RangeErrorCtor(`${service} is limited to ${MAX_ICU_LIST} strings of ${MAX_ICU_TEXT} characters in all here: ICU formats a list in one step, outside the run's heap cap`);

@@ -641,6 +641,25 @@ return pairs`
   assert.deepStrictEqual(result.value.slice(0, 2), [['TypeError: number 5 is not a function', 'TypeError: number 5 is not a function'], ['TypeError: number 5 is not a function', 'TypeError: number 5 is not a function']])
 })
 
+test('a run that fills its heap cap with small objects ends at a full collection, and its thread is never demoted', async () => {
+  // V8 calls its near-limit hook only after two full collections and its last resort's two more,
+  // 25-100 ms each over such a heap: these runs' threads worked 100 ms and more past their ending
+  // (src/engine/heap_cap.rs). The cap is now decided after each full collection.
+  const { runtime: small, dispose: disposeSmall } = await setup({ computeMs: 5_000, maxOldGenerationSizeMb: 64, isolatePool: 1 })
+  try {
+    for (const program of ["const o = []; for (let k = 0; ; k++) o.push('x' + k)", 'const a = []; for (;;) a.push([1, 2, 3])',
+      "const v = 'x'.repeat(2 ** 22); const ks = []; for (;;) ks.push(Object.keys(v))"]) {
+      const demoted = native.runawayThreads().total
+      const result = await small.run({ program, bindings: [] })
+      assert.deepStrictEqual(result, { logs: [], error: { kind: 'worker-exit', message: 'JS heap out of memory: the program exceeded maxOldGenerationSizeMb (64 MB)' } }, program)
+      assert.notEqual(await msUntilNoRunIsLeft(250), null, `${program}: ${JSON.stringify(native.runawayThreads())}`)
+      assert.equal(native.runawayThreads().total, demoted, program)
+    }
+  } finally {
+    await disposeSmall()
+  }
+})
+
 test('a loop copying a sparse array of 2^32 - 1 elements ends at the heap cap, and its run leaves within 250 ms', async () => {
   // V8's copy filled a result of 2^32 - 1 elements in one step (fuzzer, seed 7: 290 MB above idle
   // at a 16 MB cap, its thread running and its state alive seconds after its run).

@@ -4,14 +4,12 @@
 export const KNOWN_OPEN = [
   {
     name: 'collections near the heap cap when the run ends',
-    why: 'a program that keeps a heap cap\'s worth of small objects alive (2M key strings: a loop over a '
-      + 'long string\'s keys, or a result of 2M keys, whose listing V8 makes in one step) spends its time '
-      + 'in full collections of 26-100 ms each; an allocation that fails as its run ends still gets '
-      + 'V8\'s sequence to its end, a full collection and then at least two last-resort ones, none of '
-      + 'which can stop: measured with --trace-gc, 2-4 collections and 230-340 ms past the ending at a '
-      + '64 MB cap (seed 14), none at 512 MB; one listing of 2^20 or more entries kept while the run '
-      + 'goes on is enough (seed 18: the listing of a 2M-character string before a Blob of it, '
-      + 'Object.fromEntries of the entries of a 2^20-element typed array, 1 run in 3 to 4)',
+    why: 'a single step in C++ that a program near its cap started just before its ending, which '
+      + 'nothing can stop: a Map or a dictionary-mode object doubling a table of millions of entries, '
+      + 'or V8 listing the keys of an object with millions of indices, one new string each (Object.keys, '
+      + 'and the completion check of a result returned as such an object: seed 52, '
+      + 'return Object.assign({}, v) of a 4M-character string). The collections themselves no longer '
+      + 'keep a thread: the cap is decided after each full collection (src/engine/heap_cap.rs)',
     matches: ({ program }, problems) => /Object\.(keys|values|entries)\(v\)|return Object\.assign\(\{\}, v\)/.test(program)
       && problems.every((problem) => problem.includes('still running')),
   },

@@ -11,6 +11,7 @@ use std::time::Duration;
 use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
+use crate::engine::heap_cap;
 use crate::engine::ops::{ProgramSource, RunContext};
 use crate::engine::world_functions::WorldFunction;
 use crate::limits::answer_wait::MAX_SPIN;
@@ -114,6 +115,10 @@ pub struct PreparedIsolate {
   /// The run the heap-limit hook reports to, once there is one.
   current: Rc<RefCell<Option<Arc<RunShared>>>>,
   buffers: Arc<BufferBudget>,
+  /// What the heap may hold after a full collection (see `heap_cap`).
+  heap_cap: usize,
+  /// How far above `heap_cap` V8's own limit stands.
+  headroom: usize,
 }
 
 impl PreparedIsolate {
@@ -132,8 +137,9 @@ impl PreparedIsolate {
       .cpp_heap(cpp_heap)
       .heap_limits(0, heap_bytes)
       .array_buffer_allocator(counting_allocator(&buffers));
-    let old_generation = create_params.max_old_generation_size_in_bytes();
-    let create_params = create_params.set_max_old_generation_size_in_bytes(old_generation + WORLD_HEAP);
+    let heap_cap = create_params.max_old_generation_size_in_bytes() + WORLD_HEAP;
+    let headroom = heap_cap::headroom(heap_cap);
+    let create_params = create_params.set_max_old_generation_size_in_bytes(heap_cap + headroom);
     let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
     let mut js = JsRuntime::try_new(RuntimeOptions {
       extensions: crate::engine::world::extensions(buffers.clone()),
@@ -179,6 +185,7 @@ impl PreparedIsolate {
       // it would abort the process.
       limit.saturating_add(initial.max(LARGEST_ALLOCATION))
     });
+    heap_cap::watch(js.v8_isolate());
     js.v8_isolate()
       .set_prepare_stack_trace_callback(crate::engine::stack::prepare_stack_trace);
     crate::engine::code_from_strings::check_code_from_strings(&mut js);
@@ -201,6 +208,8 @@ impl PreparedIsolate {
       intrinsics,
       current,
       buffers,
+      heap_cap,
+      headroom,
     })
   }
 
@@ -226,11 +235,14 @@ impl PreparedIsolate {
       intrinsics,
       current,
       buffers,
+      heap_cap,
+      headroom,
     } = self;
     *current.borrow_mut() = Some(shared.clone());
     if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
       return js;
     }
+    let _watch = heap_cap::Watch::new(shared, heap_cap, headroom);
     {
       let op_state = js.op_state();
       let mut op_state = op_state.borrow_mut();

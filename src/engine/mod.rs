@@ -7,6 +7,7 @@ mod buffers;
 mod code_from_strings;
 pub mod cost;
 pub mod digest;
+mod heap_cap;
 mod isolate;
 pub(crate) mod job;
 mod listings;

@@ -13,6 +13,7 @@ use deno_web::BlobStoreTrait;
 use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of, unwritten_share};
 use crate::engine::digest;
+use crate::engine::heap_cap;
 use crate::engine::stack::render_thrown;
 use crate::engine::world_functions::WorldFunction;
 use crate::limits::budgets::Limit;
@@ -69,7 +70,7 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
-  if over_heap_limit(scope) {
+  if heap_cap::over_cap(scope) {
     run.shared.stop(Limit::Heap);
     return;
   }
@@ -127,7 +128,7 @@ fn settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8:
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
-  if over_heap_limit(scope) {
+  if heap_cap::over_cap(scope) {
     run.shared.stop(Limit::Heap);
     return;
   }
@@ -143,16 +144,6 @@ fn settle_thrown<'s>(scope: &mut v8::PinScope<'s, '_>, thrown: v8::Local<'s, v8:
     Ending::Failure(FailureKind::Exception, read_utf16(scope, text))
   };
   run.shared.finish(ending);
-}
-
-/// Whether the heap holds more than its limit. V8 checks the limit as it allocates, and one
-/// built-in's result can take the heap past it without the near-limit hook being called: a
-/// program that returns `'a'.repeat(6e7).match(/a/g).length` at once, under a 64 MB cap, settled
-/// with its value and 500 MB more resident. A program that settles so ends as the heap failure
-/// its next allocation would have met.
-fn over_heap_limit(isolate: &mut v8::Isolate) -> bool {
-  let statistics = isolate.get_heap_statistics();
-  statistics.used_heap_size() > statistics.heap_size_limit()
 }
 
 /// Whether the world is being built into the startup snapshot: never in a run's isolate. While the

@@ -1,0 +1,95 @@
+//! The heap cap, decided after each full collection instead of when V8 has run out of room.
+//!
+//! V8 calls its near-limit hook only at the end of a failing allocation's sequence: two full
+//! collections, then its last resort, which makes at least two more. Over a heap full of small
+//! objects each takes 25-100 ms, and none can be stopped, so a run that reached its cap kept its
+//! thread 200-400 ms past its ending (`--trace-gc`). Here the run is stopped as soon as a full
+//! collection leaves more live than the cap, while V8's own limit stands `headroom` higher: the
+//! allocation in flight then succeeds, and the program meets its termination at its next check.
+//! The near-limit hook stays for a single request larger than the headroom.
+
+use std::cell::RefCell;
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use deno_core::v8;
+
+use crate::limits::budgets::Limit;
+use crate::limits::run::RunShared;
+
+/// The run on this thread's isolate, and the most it may hold after a full collection.
+struct Watched {
+  run: Arc<RunShared>,
+  cap: usize,
+  headroom: usize,
+}
+
+thread_local! {
+  // An isolate thread runs one run at a time; V8 calls the hook on the isolate's own thread.
+  static WATCHED: RefCell<Option<Watched>> = const { RefCell::new(None) };
+}
+
+/// Room above a cap of `cap_bytes` for what a stopped program allocates before its next check:
+/// a quarter of the cap, from 8 to 64 MiB.
+pub fn headroom(cap_bytes: usize) -> usize {
+  (cap_bytes / 4).clamp(8 << 20, 64 << 20)
+}
+
+/// Makes V8 call the hook after each full collection of `isolate`.
+pub fn watch(isolate: &mut v8::Isolate) {
+  isolate.add_gc_epilogue_callback(
+    after_full_collection,
+    std::ptr::null_mut(),
+    v8::GCType::kGCTypeMarkSweepCompact,
+  );
+}
+
+/// Stops the watched run once a full collection leaves more than its cap live.
+unsafe extern "C" fn after_full_collection(
+  isolate: v8::UnsafeRawIsolatePtr,
+  _type: v8::GCType,
+  _flags: v8::GCCallbackFlags,
+  _data: *mut c_void,
+) {
+  WATCHED.with_borrow(|watched| {
+    let Some(watched) = watched else { return };
+    // SAFETY: V8 calls this on the isolate's thread while the isolate lives; the `Isolate`
+    // made here only borrows it.
+    let mut isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(isolate) };
+    if isolate.get_heap_statistics().used_heap_size() > watched.cap {
+      watched.run.stop(Limit::Heap);
+    }
+  });
+}
+
+/// Watches `run` on this thread until dropped; `cap` is the most its isolate's heap may hold after
+/// a full collection, `headroom` what V8's limit allows above it.
+pub struct Watch(());
+
+impl Watch {
+  pub fn new(run: &Arc<RunShared>, cap: usize, headroom: usize) -> Self {
+    WATCHED.set(Some(Watched {
+      run: run.clone(),
+      cap,
+      headroom,
+    }));
+    Watch(())
+  }
+}
+
+impl Drop for Watch {
+  fn drop(&mut self) {
+    WATCHED.set(None);
+  }
+}
+
+/// Whether `isolate`'s heap holds more than its limit without the headroom. V8 checks its limit
+/// as it allocates, and one built-in's result can take the heap past it without the near-limit
+/// hook being called: a program that returned `'a'.repeat(6e7).match(/a/g).length` at once, under
+/// a 64 MB cap, settled with its value and 500 MB more resident. A program that settles so ends as
+/// the heap failure its next allocation would have met.
+pub fn over_cap(isolate: &mut v8::Isolate) -> bool {
+  let statistics = isolate.get_heap_statistics();
+  let headroom = WATCHED.with_borrow(|watched| watched.as_ref().map_or(0, |watched| watched.headroom));
+  statistics.used_heap_size() + headroom > statistics.heap_size_limit()
+}

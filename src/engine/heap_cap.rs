@@ -1,8 +1,8 @@
 //! The heap cap, decided after each full collection instead of when V8 has run out of room.
 //!
-//! V8 calls its near-limit hook only at the end of a failing allocation's sequence: two full
-//! collections, then its last resort, which makes at least two more. Over a heap full of small
-//! objects each takes 25-100 ms, and none can be stopped, so a run that reached its cap kept its
+//! V8 calls its near-limit hook only once a failing allocation has had two full collections, as
+//! its last resort starts, and that last resort then makes at least two more. Over a heap full of
+//! small objects each takes 25-100 ms, and none can be stopped, so a run that reached its cap kept its
 //! thread 200-400 ms past its ending (`--trace-gc`). Here the run is stopped as soon as a full
 //! collection leaves more live than the cap, while V8's own limit stands `headroom` higher: the
 //! allocation in flight then succeeds, and the program meets its termination at its next check.
@@ -83,13 +83,20 @@ impl Drop for Watch {
   }
 }
 
+/// V8's heap limit without the headroom: what the heap may hold while the run goes on.
+pub fn limit(isolate: &mut v8::Isolate) -> usize {
+  let headroom = WATCHED.with_borrow(|watched| watched.as_ref().map_or(0, |watched| watched.headroom));
+  isolate
+    .get_heap_statistics()
+    .heap_size_limit()
+    .saturating_sub(headroom)
+}
+
 /// Whether `isolate`'s heap holds more than its limit without the headroom. V8 checks its limit
 /// as it allocates, and one built-in's result can take the heap past it without the near-limit
 /// hook being called: a program that returned `'a'.repeat(6e7).match(/a/g).length` at once, under
 /// a 64 MB cap, settled with its value and 500 MB more resident. A program that settles so ends as
 /// the heap failure its next allocation would have met.
 pub fn over_cap(isolate: &mut v8::Isolate) -> bool {
-  let statistics = isolate.get_heap_statistics();
-  let headroom = WATCHED.with_borrow(|watched| watched.as_ref().map_or(0, |watched| watched.headroom));
-  statistics.used_heap_size() + headroom > statistics.heap_size_limit()
+  isolate.get_heap_statistics().used_heap_size() > limit(isolate)
 }

@@ -167,7 +167,7 @@ impl PreparedIsolate {
       // the `Isolate` made here only borrows it (it has no destructor).
       let mut isolate = unsafe { v8::Isolate::from_raw_isolate_ptr(raw_isolate) };
       let used = isolate.get_heap_statistics().used_heap_size();
-      if hook_buffers.take_refusal() && used < limit / 4 * 3 {
+      if hook_buffers.take_refusal() && used < heap_cap / 4 * 3 {
         // A refused ArrayBuffer made V8 collect as a last resort while the heap itself has
         // room: the program gets its RangeError, and the heap limit stays where it is.
         return limit;

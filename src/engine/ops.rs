@@ -169,7 +169,7 @@ const ARRAY_ELEMENT_BYTES: f64 = 8.0;
 /// heap's, before V8 asks for that store in one request the near-limit hook must let through.
 #[op2(nofast)]
 pub fn op_dsh_array_past_heap(scope: &mut v8::PinScope<'_, '_>, length: f64) -> bool {
-  let limit = scope.get_heap_statistics().heap_size_limit() as f64;
+  let limit = heap_cap::limit(scope) as f64;
   if length * ARRAY_ELEMENT_BYTES <= limit {
     return false;
   }

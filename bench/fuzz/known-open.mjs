@@ -9,9 +9,12 @@ export const KNOWN_OPEN = [
       + 'or V8 listing the keys of an object with millions of indices, one new string each (Object.keys, '
       + 'and the completion check of a result returned as such an object: seed 52, '
       + 'return Object.assign({}, v) of a 4M-character string). The collections themselves no longer '
-      + 'keep a thread: the cap is decided after each full collection (src/engine/heap_cap.rs)',
+      + 'keep a thread: the cap is decided after each full collection (src/engine/heap_cap.rs). Its '
+      + 'thread is demoted while it lists, so under load its state can outlive the 2 s wait too '
+      + '(seed 55: 2.25 s; alone, gone 344-357 ms after settling)',
     matches: ({ program }, problems) => /Object\.(keys|values|entries)\(v\)|return Object\.assign\(\{\}, v\)/.test(program)
-      && problems.every((problem) => problem.includes('still running')),
+      && problems.some((problem) => problem.includes('still running'))
+      && problems.every((problem) => problem.includes('still running') || problem.includes('state was still alive')),
   },
 ]
 

@@ -63,15 +63,15 @@ unsafe extern "C" fn after_full_collection(
 }
 
 /// Watches `run` on this thread until dropped; `cap` is the most its isolate's heap may hold after
-/// a full collection, `headroom` what V8's limit allows above it.
+/// a full collection, with V8's limit `headroom(cap)` above it.
 pub struct Watch(());
 
 impl Watch {
-  pub fn new(run: &Arc<RunShared>, cap: usize, headroom: usize) -> Self {
+  pub fn new(run: &Arc<RunShared>, cap: usize) -> Self {
     WATCHED.set(Some(Watched {
       run: run.clone(),
       cap,
-      headroom,
+      headroom: headroom(cap),
     }));
     Watch(())
   }

@@ -117,8 +117,6 @@ pub struct PreparedIsolate {
   buffers: Arc<BufferBudget>,
   /// What the heap may hold after a full collection (see `heap_cap`).
   heap_cap: usize,
-  /// How far above `heap_cap` V8's own limit stands.
-  headroom: usize,
 }
 
 impl PreparedIsolate {
@@ -138,8 +136,8 @@ impl PreparedIsolate {
       .heap_limits(0, heap_bytes)
       .array_buffer_allocator(counting_allocator(&buffers));
     let heap_cap = create_params.max_old_generation_size_in_bytes() + WORLD_HEAP;
-    let headroom = heap_cap::headroom(heap_cap);
-    let create_params = create_params.set_max_old_generation_size_in_bytes(heap_cap + headroom);
+    let create_params =
+      create_params.set_max_old_generation_size_in_bytes(heap_cap + heap_cap::headroom(heap_cap));
     let current: Rc<RefCell<Option<Arc<RunShared>>>> = Rc::default();
     let mut js = JsRuntime::try_new(RuntimeOptions {
       extensions: crate::engine::world::extensions(buffers.clone()),
@@ -209,7 +207,6 @@ impl PreparedIsolate {
       current,
       buffers,
       heap_cap,
-      headroom,
     })
   }
 
@@ -236,13 +233,12 @@ impl PreparedIsolate {
       current,
       buffers,
       heap_cap,
-      headroom,
     } = self;
     *current.borrow_mut() = Some(shared.clone());
     if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
       return js;
     }
-    let _watch = heap_cap::Watch::new(shared, heap_cap, headroom);
+    let _watch = heap_cap::Watch::new(shared, heap_cap);
     {
       let op_state = js.op_state();
       let mut op_state = op_state.borrow_mut();

@@ -3,6 +3,7 @@
 // intrinsics captured here so a program that rewrites built-ins still logs faithfully.
 
 import { core } from 'ext:core/mod.js';
+import { isObject } from 'ext:dsh/abstract_ops.js';
 
 const inspectOps = core.ops;
 const {
@@ -676,7 +677,7 @@ function formatFlatObject(ctx, value, recurseTimes) {
     const desc = ObjectGetOwnPropertyDescriptor(value, keys[i]);
     if (!ObjectPrototypeHasOwnProperty(desc, 'value') || ownValue(desc, 'enumerable') !== true) return undefined;
     const data = ownValue(desc, 'value');
-    if ((typeof data === 'object' && data !== null) || typeof data === 'function') return undefined;
+    if (isObject(data)) return undefined;
     // Rendering a primitive runs none of the program's code, so giving up after it loses nothing.
     ctx.indentationLvl += 2;
     const str = data === null ? 'null' : formatPrimitive(data, ctx);

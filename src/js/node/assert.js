@@ -2,6 +2,7 @@
 // two values as Node's "+ actual - expected" diff does, without Node's elision of long runs.
 
 import { core, primordials } from 'ext:core/mod.js';
+import { isObject } from 'ext:dsh/abstract_ops.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import util from 'node:util';
 import { describeReceived, invalidArgType, nodeError } from 'ext:dsh/node_errors.js';
@@ -60,7 +61,6 @@ const show = (value) => inspect(value, {
   sorted: true,
   getters: true,
 });
-const isObjectLike = (value) => (typeof value === 'object' && value !== null) || typeof value === 'function';
 
 // The lines of `actual` and `expected`, each kept ('  '), only in actual ('+ ') or only in
 // expected ('- '), by their longest common subsequence; past a size, all of one then the other.
@@ -100,7 +100,7 @@ function lineDiff(actual, expected) {
 
 // strictEqual and deepStrictEqual failures; a message of the caller's heads the diff.
 function diffMessage(actual, expected, operator, message) {
-  if (operator === 'strictEqual' && isObjectLike(actual) && isObjectLike(expected)) operator = 'strictEqualObject';
+  if (operator === 'strictEqual' && isObject(actual) && isObject(expected)) operator = 'strictEqualObject';
   const header = message ?? headers[operator];
   const shownActual = show(actual);
   const shownExpected = show(expected);
@@ -119,7 +119,7 @@ function diffMessage(actual, expected, operator, message) {
 // notStrictEqual and notDeepStrictEqual failures.
 function sameValueMessage(actual, operator) {
   let header = headers[operator];
-  if (operator === 'notStrictEqual' && isObjectLike(actual)) header = headers.notStrictEqualObject;
+  if (operator === 'notStrictEqual' && isObject(actual)) header = headers.notStrictEqualObject;
   const lines = StringPrototypeSplit(show(actual), '\n');
   if (lines.length === 1) return `${header}${lines[0].length > 5 ? '\n\n' : ' '}${lines[0]}`;
   return `${header}\n\n${ArrayPrototypeJoin(lines, '\n')}\n`;
@@ -318,7 +318,7 @@ function thrownBy(fn) {
 }
 
 const isThenable = (value) =>
-  isPromise(value) || (isObjectLike(value) && typeof value.then === 'function' && typeof value.catch === 'function');
+  isPromise(value) || (isObject(value) && typeof value.then === 'function' && typeof value.catch === 'function');
 
 async function rejectionOf(promiseFn) {
   let promise;
@@ -377,7 +377,7 @@ function checkExpected(actual, expected, message, stackStartFn) {
     if (isError(actual)) generated += `\n\nCaught error:\n\n${actual}`;
     failWith(actual, expected, message, generated, stackStartFn);
   }
-  if (!isObjectLike(actual)) {
+  if (!isObject(actual)) {
     const error = new AssertionError({ actual, expected, message, operator: 'deepStrictEqual', stackStartFn });
     error.operator = stackStartFn.name;
     throw error;

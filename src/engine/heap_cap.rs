@@ -21,7 +21,6 @@ use crate::limits::run::RunShared;
 struct Watched {
   run: Arc<RunShared>,
   cap: usize,
-  headroom: usize,
 }
 
 thread_local! {
@@ -71,7 +70,6 @@ impl Watch {
     WATCHED.set(Some(Watched {
       run: run.clone(),
       cap,
-      headroom: headroom(cap),
     }));
     Watch(())
   }
@@ -85,7 +83,7 @@ impl Drop for Watch {
 
 /// V8's heap limit without the headroom: what the heap may hold while the run goes on.
 pub fn limit(isolate: &mut v8::Isolate) -> usize {
-  let headroom = WATCHED.with_borrow(|watched| watched.as_ref().map_or(0, |watched| watched.headroom));
+  let headroom = WATCHED.with_borrow(|watched| watched.as_ref().map_or(0, |watched| headroom(watched.cap)));
   isolate
     .get_heap_statistics()
     .heap_size_limit()

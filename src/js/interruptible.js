@@ -12,7 +12,7 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { addPiece, finishResult, newResult } from 'ext:dsh/long_strings.js';
-import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, isObject, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const { op_dsh_array_past_heap, op_dsh_detail_string, op_dsh_is_proxy } = core.ops;
 const ArrayIsArray = Array.isArray;
@@ -159,7 +159,7 @@ function sizeCreated(array, length) {
 function speciesCreate(original, length) {
   if (!ArrayIsArray(original)) return arrayCreate(length);
   let C = original.constructor;
-  if (C !== null && (typeof C === 'object' || typeof C === 'function')) {
+  if (isObject(C)) {
     C = C[SymbolSpecies];
     if (C === null) C = undefined;
   }

@@ -6,6 +6,7 @@
 // Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
 // world has none: no WebAssembly (its memories), and no resizable or growable buffers.
 
+import { isObject } from 'ext:dsh/abstract_ops.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 
 export const lockdown = (function lockdown() {
@@ -22,8 +23,7 @@ export const lockdown = (function lockdown() {
       __proto__: null,
       construct(target, args, newTarget) {
         const options = args[1];
-        if (options !== null && (typeof options === 'object' || typeof options === 'function') &&
-          options.maxByteLength !== undefined) {
+        if (isObject(options) && options.maxByteLength !== undefined) {
           throw new RangeErrorCtor(`resizable ${target.name}s are not available: their memory would escape the run's heap cap`);
         }
         return ReflectConstruct(target, [args[0]], newTarget === guarded ? target : newTarget);

@@ -235,7 +235,10 @@ impl PreparedIsolate {
       heap_cap,
     } = self;
     *current.borrow_mut() = Some(shared.clone());
-    if !shared.attach_isolate(js.v8_isolate().thread_safe_handle()) {
+    if !shared.attach_isolate(
+      js.v8_isolate().thread_safe_handle(),
+      heap_cap::check_between_collections,
+    ) {
       return js;
     }
     let _watch = heap_cap::Watch::new(shared, heap_cap);

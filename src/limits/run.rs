@@ -75,10 +75,21 @@ struct RunState {
   /// it has worked since, not by wall time, which a starved thread on a busy host also spends.
   busy_at_end: Option<Duration>,
   /// Kept until the isolate thread has left the run, so that stops can be repeated.
-  isolate: Option<v8::IsolateHandle>,
+  isolate: Option<AttachedIsolate>,
   /// While the `node:` modules are being loaded, a stop leaves the isolate's JavaScript running
   /// until they are (see `hold_stops`).
   stops_held: bool,
+}
+
+/// A check made on the isolate's thread at an interrupt (V8's `InterruptCallback`, which the
+/// `v8` crate does not export by name).
+pub type InterruptCheck = unsafe extern "C" fn(v8::UnsafeRawIsolatePtr, *mut std::ffi::c_void);
+
+/// The run's isolate, as other threads reach it.
+struct AttachedIsolate {
+  handle: v8::IsolateHandle,
+  /// Made on the isolate's thread when the watchdog asks (see `request_heap_check`).
+  heap_check: InterruptCheck,
 }
 
 /// A run's life, in order; each step happens once.
@@ -192,6 +203,9 @@ pub struct RunShared {
   /// Set once the isolate thread has left the run (it may still be disposing of the isolate).
   left: AtomicBool,
   demoted: AtomicBool,
+  /// Set while a heap check waits for the isolate to run JavaScript, so that an idle isolate
+  /// gathers one request, not one a poll.
+  heap_check_pending: AtomicBool,
   /// Shared with the caller's handle, which outlives the run.
   end: Arc<EndFlag>,
 }
@@ -219,6 +233,7 @@ impl RunShared {
       thread: Mutex::new(None),
       left: AtomicBool::new(false),
       demoted: AtomicBool::new(false),
+      heap_check_pending: AtomicBool::new(false),
       end: Arc::default(),
     })
   }
@@ -248,7 +263,7 @@ impl RunShared {
     if let Some(isolate) = &state.isolate
       && !state.stops_held
     {
-      isolate.terminate_execution();
+      isolate.handle.terminate_execution();
     }
     drop(state);
     self.stopped.notify_one();
@@ -274,7 +289,7 @@ impl RunShared {
     if state.ended_at.is_some()
       && let Some(isolate) = &state.isolate
     {
-      isolate.terminate_execution();
+      isolate.handle.terminate_execution();
     }
   }
 
@@ -330,11 +345,33 @@ impl RunShared {
     self.state().ledger.remaining()
   }
 
-  /// Lets stops reach the isolate; `false` when the run already ended before it existed.
-  pub(crate) fn attach_isolate(&self, isolate: v8::IsolateHandle) -> bool {
+  /// Lets stops reach the isolate, and the watchdog ask it for `heap_check` while the run goes
+  /// on; `false` when the run already ended before it existed.
+  pub(crate) fn attach_isolate(&self, handle: v8::IsolateHandle, heap_check: InterruptCheck) -> bool {
     let mut state = self.state();
-    state.isolate = Some(isolate);
+    state.isolate = Some(AttachedIsolate { handle, heap_check });
     state.phase.is_running()
+  }
+
+  /// Asks the isolate for its heap check at its next interrupt check, unless a request waits.
+  fn request_heap_check(&self) {
+    if self.heap_check_pending.swap(true, Ordering::SeqCst) {
+      return;
+    }
+    let state = self.state();
+    let requested = state.isolate.as_ref().is_some_and(|isolate| {
+      isolate
+        .handle
+        .request_interrupt(isolate.heap_check, std::ptr::null_mut())
+    });
+    if !requested {
+      self.heap_check_pending.store(false, Ordering::SeqCst);
+    }
+  }
+
+  /// The isolate has made the heap check requested of it.
+  pub fn heap_checked(&self) {
+    self.heap_check_pending.store(false, Ordering::SeqCst);
   }
 
   fn meter(&self) -> MutexGuard<'_, UsageMeter> {
@@ -523,12 +560,13 @@ impl RunShared {
       (
         state.ended_at,
         state.busy_at_end,
-        state.isolate.clone(),
+        state.isolate.as_ref().map(|isolate| isolate.handle.clone()),
         state.stops_held,
       )
     };
     let Some(ended_at) = ended_at else {
       self.enforce_budgets();
+      self.request_heap_check();
       return true;
     };
     // Again: deno_core cancels a termination to build its error object, which can run a

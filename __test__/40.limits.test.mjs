@@ -92,6 +92,18 @@ describe('compute budget', () => {
   })
 })
 
+/** `program`'s result, and the most resident memory the process held above where it was before the
+ * run, in MiB, sampled every millisecond until `settledMs` after the run settled. */
+async function peakOfRun(runtime, program, settledMs = 0) {
+  const before = process.memoryUsage().rss
+  let peak = before
+  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 1)
+  const result = await runtime.run({ program, bindings: [] })
+  if (settledMs > 0) await sleep(settledMs)
+  clearInterval(sampler)
+  return { result, peakMiB: (peak - before) / 2 ** 20 }
+}
+
 describe('heap cap', () => {
   const GROWTH = {
     'arrays of arrays (fatal for Node itself)': 'const a = []; for (;;) a.push(new Array(1000).fill(a.length))',
@@ -131,15 +143,11 @@ describe('heap cap', () => {
       ...['toReversed()', 'toSorted()', 'toSpliced(0, 0, 1)', 'with(0, 1)'].map((call) => `const a = []; a[2 ** 24 - 1] = 1; return a.${call}.length`),
       "return Array.prototype.toReversed.call({ length: 2 ** 24 }).length",
     ]) {
-      const before = process.memoryUsage().rss
-      let peak = before
-      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 1)
-      const result = await runtime.run({ program, bindings: [] })
-      clearInterval(sampler)
+      const { result, peakMiB } = await peakOfRun(runtime, program)
       assert.deepStrictEqual(result, atSixteen, program)
       // Within four times the cap (the arrays that fit, their garbage, the pool's next isolate),
       // where the one request took the process 128-280 MB above where it was.
-      assert.ok(peak - before < 64 * 2 ** 20, `${program}: ${((peak - before) / 2 ** 20).toFixed(0)} MB above the process before it`)
+      assert.ok(peakMiB < 64, `${program}: ${peakMiB.toFixed(0)} MB above the process before it`)
     }
     await dispose()
     // Arrays that fit, lengths V8 keeps in dictionary mode, and another Array, are as V8 makes them.
@@ -186,16 +194,11 @@ return JSON.stringify([a.toReversed(), a.toSorted(), a.toSorted((x, y) => y - x)
       'const a = []; for (let k = 0; k < 2 ** 24; k++) a[k] = 0; return a.length',
       'const v = new Uint8Array(2 ** 24); return Array.prototype.with.call(v, 0, 1).length',
     ]) {
-      const before = process.memoryUsage().rss
-      let peak = before
-      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 1)
-      const result = await runtime.run({ program, bindings: [] })
       // The run settles at its stop; V8 still makes the request it was collecting for.
-      await sleep(500)
-      clearInterval(sampler)
+      const { result, peakMiB } = await peakOfRun(runtime, program, 500)
       assert.deepStrictEqual(result, atSixtyFour, program)
       // The two stores, the typed array and the pool's next isolate: 130-140 MB.
-      assert.ok(peak - before < 160 * 2 ** 20, `${program}: ${((peak - before) / 2 ** 20).toFixed(0)} MB above the process before it`)
+      assert.ok(peakMiB < 160, `${program}: ${peakMiB.toFixed(0)} MB above the process before it`)
     }
     await dispose()
   })

@@ -260,6 +260,44 @@ describe('console', () => {
     })
   })
 
+  test('a line of primitives and flat objects, written natively, reads as inspect writes it', async () => {
+    const result = await run(`
+      console.log('line', 1, { i: 1 }, -0, 2n, null, undefined, true, Symbol('s'), Symbol(), 1e21, 'raw\\nstring', {})
+      console.log({ a: 1 }, [2], { b: { c: 3 } })
+    `)
+    assert.deepStrictEqual(result.logs, [
+      "line 1 { i: 1 } -0 2n null undefined true Symbol(s) Symbol() 1e+21 raw\nstring {}",
+      '{ a: 1 } [ 2 ] { b: { c: 3 } }',
+    ])
+  })
+
+  test('a program that changes how plain objects are named gets the renderer\'s text, natively or not', async () => {
+    const changes = [
+      "Object.defineProperty(Object.prototype, 'constructor', { value: function Thing() {}, configurable: true, writable: true })",
+      "Object.defineProperty(Object.prototype, 'constructor', { get() { return Object }, configurable: true })",
+      "Object.prototype[Symbol.toStringTag] = 'Tagged'",
+      "Object.prototype[Symbol.iterator] = function* () {}",
+      "Object.prototype[Symbol.for('nodejs.util.inspect.custom')] = function () { return 'custom' }",
+      "Object.defineProperty(Object, 'name', { value: 'Obj' })",
+      "Object.defineProperty(Object, Symbol.hasInstance, { value: () => false })",
+      'Object.setPrototypeOf(Object, null)',
+      "Object.defineProperty(Object.prototype, 'value', { get() { throw new Error('read') } })",
+      "Object.defineProperty(Object.prototype, 'enumerable', { get() { throw new Error('read') } })",
+    ]
+    for (const change of changes) {
+      const result = await run(`
+        const { inspect } = await import('node:util')
+        ${change}
+        const value = { a: 1, b: 'x' }
+        console.log(value)
+        console.log('x', value, 1)
+        return [inspect(value), 'x ' + inspect(value) + ' 1']
+      `)
+      assert.equal(result.error, undefined, change)
+      assert.deepStrictEqual(result.logs, result.value, change)
+    }
+  })
+
   test('promises and buffers render as on the reference', async () => {
     const program = `${PRELUDE}\n${LITERAL_CASES.map(([expression]) => `console.log(${expression})`).join('\n')}`
     const result = await run(program)

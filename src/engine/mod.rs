@@ -5,6 +5,7 @@
 mod blobs;
 mod buffers;
 mod code_from_strings;
+mod console_line;
 pub mod cost;
 pub mod digest;
 mod heap_cap;

@@ -68,6 +68,7 @@ fn stand_in_for_a_run(world: &mut Extension) {
       "op_dsh_snapshotting" => op.with_implementation_from(&op_dsh_snapshotting_now()),
       "op_time_origin" => op.with_implementation_from(&op_dsh_no_time_origin()),
       "op_dsh_log" => op.with_implementation_from(&op_dsh_no_log()),
+      "op_dsh_log_simple" => op.with_implementation_from(&op_dsh_no_log_simple()),
       "op_dsh_args_json" => op.with_implementation_from(&op_dsh_no_args_json()),
       "op_dsh_binding_call" => op.with_implementation_from(&op_dsh_no_binding_call()),
       _ => op,
@@ -86,6 +87,12 @@ fn op_dsh_no_time_origin(#[buffer] _time: &mut [u8]) {}
 #[op2(fast)]
 fn op_dsh_no_log(#[string] _text: &str) -> bool {
   true
+}
+
+/// Leaves every line to inspect.js, so that the warm-up compiles it into the snapshot.
+#[op2(fast)]
+fn op_dsh_no_log_simple(_args: v8::Local<v8::Array>) -> bool {
+  false
 }
 
 #[op2]

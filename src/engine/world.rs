@@ -8,7 +8,7 @@ use deno_core::{Extension, ExtensionFileSource};
 
 use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::BufferBudget;
-use crate::engine::{listings, ops, structured_clone, url};
+use crate::engine::{console_line, listings, ops, structured_clone, url};
 
 /// The extensions of every isolate and of the snapshot, in the order they load.
 pub fn extensions(buffers: Arc<BufferBudget>) -> Vec<Extension> {
@@ -43,6 +43,7 @@ deno_core::extension!(
   deps = [deno_webidl, deno_web, deno_crypto],
   ops = [
     ops::op_dsh_log,
+    console_line::op_dsh_log_simple,
     ops::op_dsh_args_json,
     ops::op_dsh_settle_value,
     ops::op_dsh_settle_thrown,

@@ -12,6 +12,7 @@ import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:d
 import { arrayLength } from 'ext:dsh/interruptible.js';
 const {
   op_dsh_log,
+  op_dsh_log_simple,
   op_dsh_snapshotting,
   op_dsh_args_json,
   op_dsh_binding_call,
@@ -75,6 +76,8 @@ core.setUnhandledPromiseRejectionHandler((_promise, reason) => {
 durable.onTimerError(settleThrownLater);
 
 function emit(args) {
+  // Lines of strings, other primitives and flat plain objects are written natively (console_line.rs).
+  if (op_dsh_log_simple(args)) return;
   let text = '';
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];

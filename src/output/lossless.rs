@@ -33,6 +33,10 @@ pub struct Intrinsics {
   /// `Object.keys`: V8 lists an object's enumerable string keys in one step there, where its API
   /// adds every key to a hash set first (2M indices: 0.2 s against 0.66 s, uninterruptible).
   pub object_keys: v8::Global<v8::Function>,
+  /// `Object` and `Function.prototype`: the console's native lines check that inspect would name a
+  /// plain object `Object` (see `engine::console_line`).
+  pub object_constructor: v8::Global<v8::Function>,
+  pub function_prototype: v8::Global<v8::Object>,
 }
 
 /// The intrinsics, as handles of the walk's scope.

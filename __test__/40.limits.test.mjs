@@ -356,6 +356,18 @@ describe('output ledger', () => {
     await dispose()
   })
 
+  test('a flood of lines with objects, written natively, stops at the cap as strings do', async () => {
+    const { runtime, dispose } = await withCap(300)
+    const result = await runtime.run({ program: 'for (let i = 0; i < 1000; i++) console.log("row", { i, name: "n" + i }); return 1', bindings: [] })
+    assert.deepStrictEqual(result.error, { kind: 'output-limit', message: 'outer output exceeded 300 bytes' })
+    // 267 bytes for the logs: 9 whole lines of 24 characters take 244, then the comma and quotes
+    // leave 20 characters of the next.
+    const whole = Array.from({ length: 9 }, (_, i) => `row { i: ${i}, name: 'n${i}' }`)
+    assert.deepStrictEqual(result.logs, [...whole, "row { i: 9, name: 'n"])
+    assert.equal(outputBytes(result), 300)
+    await dispose()
+  })
+
   test('escapes are metered: one log of emoji, quotes and backslashes at 96', async () => {
     const { runtime, dispose } = await withCap(96)
     const result = await runtime.run({ program: 'console.log("start-" + "😀\\"\\\\\\n".repeat(100)); return 1', bindings: [] })

@@ -11,8 +11,7 @@ use crate::engine::ops::RunContext;
 use crate::output::inspect_text::{LONGEST_FLAT_STRING, push_flat_object, push_key, push_quoted};
 use crate::output::lossless::{Intrinsics, read_utf16};
 
-/// Objects with more own keys are left to inspect.js (its listing is the same, and such an object
-/// prints one key a line anyway).
+/// Objects with more own keys are left to inspect.js: such an object prints one key a line anyway.
 const MOST_FLAT_KEYS: u32 = 64;
 
 /// The line's text so far: only its first `limit` units are kept (what the ledger can still take),
@@ -52,24 +51,23 @@ struct ConsoleNames {
 }
 
 impl ConsoleNames {
-  fn new(scope: &mut v8::PinScope<'_, '_>) -> Self {
+  fn new(scope: &mut v8::PinScope<'_, '_>) -> Option<Self> {
     let name = |text: &str| {
-      let string = v8::String::new_from_one_byte(scope, text.as_bytes(), v8::NewStringType::Internalized)
-        .expect("a short name");
-      v8::Global::new(scope, string)
+      let string = v8::String::new_from_one_byte(scope, text.as_bytes(), v8::NewStringType::Internalized)?;
+      Some(v8::Global::new(scope, string))
     };
-    let (value, enumerable, constructor) = (name("value"), name("enumerable"), name("constructor"));
-    let (name_key, object_name) = (name("name"), name("Object"));
-    let description = v8::String::new(scope, "nodejs.util.inspect.custom").expect("a short name");
+    let (value, enumerable, constructor) = (name("value")?, name("enumerable")?, name("constructor")?);
+    let (name_key, object_name) = (name("name")?, name("Object")?);
+    let description = v8::String::new(scope, "nodejs.util.inspect.custom")?;
     let inspect_custom = v8::Symbol::for_key(scope, description);
-    Self {
+    Some(Self {
       value,
       enumerable,
       constructor,
       name: name_key,
       object_name,
       inspect_custom: v8::Global::new(scope, inspect_custom),
-    }
+    })
   }
 }
 
@@ -103,7 +101,9 @@ impl<'s> Names<'s> {
 pub fn op_dsh_log_simple<'s>(scope: &mut v8::PinScope<'s, '_>, args: v8::Local<'s, v8::Array>) -> bool {
   let state = JsRuntime::op_state_from(scope);
   if !state.borrow().has::<ConsoleNames>() {
-    let names = ConsoleNames::new(scope);
+    let Some(names) = ConsoleNames::new(scope) else {
+      return false;
+    };
     state.borrow_mut().put(names);
   }
   let state = state.borrow();

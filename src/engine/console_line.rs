@@ -9,7 +9,7 @@ use deno_core::{JsRuntime, op2, v8};
 
 use crate::engine::ops::RunContext;
 use crate::output::inspect_text::{LONGEST_FLAT_STRING, push_flat_object, push_key, push_quoted};
-use crate::output::lossless::{Intrinsics, read_utf16};
+use crate::output::lossless::{Intrinsics, read_utf16, read_utf16_prefix};
 
 /// Objects with more own keys are left to inspect.js: such an object prints one key a line anyway.
 const MOST_FLAT_KEYS: u32 = 64;
@@ -30,12 +30,9 @@ impl Line {
   }
 
   fn push_string(&mut self, scope: &v8::Isolate, string: v8::Local<v8::String>) {
-    let length = string.length();
-    self.whole_units += length;
-    let room = self.limit.saturating_sub(self.units.len()).min(length);
-    let start = self.units.len();
-    self.units.resize(start + room, 0);
-    string.write_v2(scope, 0, &mut self.units[start..], v8::WriteFlags::empty());
+    let room = self.limit.saturating_sub(self.units.len());
+    self.units.extend(read_utf16_prefix(scope, string, room));
+    self.whole_units += string.length();
   }
 }
 
@@ -273,6 +270,7 @@ fn flat_object_text<'s>(
   let mut entries = Vec::with_capacity(keys.length() as usize);
   for index in 0..keys.length() {
     let key: v8::Local<v8::String> = keys.get_index(scope, index)?.try_cast().ok()?;
+    // Node does not split a long key, but such keys are rare: they share the strings' bound.
     if key.length() > LONGEST_FLAT_STRING {
       return None;
     }

@@ -365,16 +365,13 @@ fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
   let array_prototype: v8::Local<v8::Object> = member_of("Array", "prototype").try_cast().unwrap();
   let error_prototype: v8::Local<v8::Object> = member_of("Error", "prototype").try_cast().unwrap();
   let object_keys: v8::Local<v8::Function> = member_of("Object", "keys").try_cast().unwrap();
-  let object_constructor: v8::Local<v8::Function> = member_of("Object", "prototype")
-    .try_cast::<v8::Object>()
-    .ok()
-    .and_then(|prototype| {
-      let key = v8::String::new(scope, "constructor")?;
-      prototype.get(scope, key.into())
-    })
-    .and_then(|constructor| constructor.try_cast().ok())
-    .unwrap();
   let function_prototype: v8::Local<v8::Object> = member_of("Function", "prototype").try_cast().unwrap();
+  let key = v8::String::new(scope, "constructor").expect("short name");
+  let object_constructor: v8::Local<v8::Function> = object_prototype
+    .get(scope, key.into())
+    .unwrap()
+    .try_cast()
+    .unwrap();
   Intrinsics {
     object_constructor: v8::Global::new(scope, object_constructor),
     function_prototype: v8::Global::new(scope, function_prototype),

@@ -1,5 +1,5 @@
-//! Memory the process's allocator holds: handing freed pages back to the system, and how much
-//! is in use.
+//! Memory the process holds: handing the allocator's freed pages back to the system, how much the
+//! allocator has in use, and how much of the process is resident.
 
 /// Hands the allocator's free pages back to the system: glibc's `malloc_trim`, macOS's
 /// `malloc_zone_pressure_relief` on every zone, Windows's `HeapCompact` on the process heap.
@@ -74,12 +74,51 @@ pub fn allocated_bytes() -> Option<usize> {
   None
 }
 
+/// Bytes of the process resident in memory (its working set on Windows): what the bench compares
+/// isolates by. `None` only if the system refused to say.
+pub fn resident_bytes() -> Option<usize> {
+  #[cfg(target_os = "linux")]
+  {
+    // statm's second field: resident pages.
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: usize = statm.split_whitespace().nth(1)?.parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * usize::try_from(page).ok()?)
+  }
+  #[cfg(target_os = "macos")]
+  {
+    let mut info: libc::mach_task_basic_info = unsafe { std::mem::zeroed() };
+    let mut count = libc::MACH_TASK_BASIC_INFO_COUNT;
+    // SAFETY: `info` is a writable struct of the flavour's size, `count` says so.
+    #[allow(deprecated)]
+    let status = unsafe {
+      libc::task_info(
+        libc::mach_task_self(),
+        libc::MACH_TASK_BASIC_INFO,
+        (&raw mut info).cast(),
+        &raw mut count,
+      )
+    };
+    (status == libc::KERN_SUCCESS).then(|| usize::try_from(info.resident_size).unwrap_or(usize::MAX))
+  }
+  #[cfg(windows)]
+  {
+    use windows_sys::Win32::System::ProcessStatus::{K32GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
+    use windows_sys::Win32::System::Threading::GetCurrentProcess;
+    let mut counters: PROCESS_MEMORY_COUNTERS = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
+    // SAFETY: `counters` is writable and `size` is its size; the pseudo-handle needs no closing.
+    let done = unsafe { K32GetProcessMemoryInfo(GetCurrentProcess(), &raw mut counters, size) };
+    (done != 0).then_some(counters.WorkingSetSize)
+  }
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
 
-  /// Tests that read the allocator's totals run one at a time.
-  #[cfg(any(all(target_os = "linux", target_env = "gnu"), target_os = "macos"))]
+  /// Tests that read the allocator's totals or the resident memory run one at a time.
   static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
   #[test]
@@ -108,6 +147,20 @@ mod tests {
     let block = std::hint::black_box(vec![1u8; 2 << 20]);
     assert!(mapped() >= before + (2 << 20), "a 2 MiB block came from an arena");
     drop(block);
+  }
+
+  #[test]
+  fn touched_pages_show_in_resident_memory() {
+    let _alone = MEASURING.lock().unwrap();
+    let before = resident_bytes().unwrap();
+    let mut block = vec![0u8; 64 << 20];
+    // Touch every page, so that each is resident.
+    for page in block.chunks_mut(4096) {
+      page[0] = 1;
+    }
+    let during = resident_bytes().unwrap();
+    std::hint::black_box(&block);
+    assert!(during >= before + (48 << 20), "{before} then {during}");
   }
 
   #[test]

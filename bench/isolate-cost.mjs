@@ -4,6 +4,7 @@
 // makes a context in an existing isolate rather than an isolate.
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
+import v8 from 'node:v8'
 import vm from 'node:vm'
 import { hostTarget, root, run } from '../scripts/cargo.mjs'
 
@@ -15,7 +16,8 @@ if (status !== 0) process.exit(status)
 const tool = join(root, 'target', target, 'release', process.platform === 'win32' ? 'dsh-isolate-cost.exe' : 'dsh-isolate-cost')
 const measured = spawnSync(tool, [String(ISOLATES), ...process.argv.slice(2)], { encoding: 'utf8' })
 if (measured.status !== 0) throw new Error(measured.stderr)
-process.stdout.write(measured.stdout)
+// The tool prints two tables, time then memory; Node's own floor joins each.
+const [times, memory] = measured.stdout.trimEnd().split('\n\n')
 
 const samples = []
 for (let i = 0; i <= ISOLATES; i++) {
@@ -24,4 +26,26 @@ for (let i = 0; i <= ISOLATES; i++) {
   if (i > 0) samples.push(Number(process.hrtime.bigint() - start) / 1e6)
 }
 samples.sort((a, b) => a - b)
-console.log(`| floor: Node ${process.version}'s vm.createContext() and one script in it (a context, not an isolate) | ${samples[samples.length >> 1].toFixed(3)} | |`)
+const NODE_FLOOR = `Node ${process.version}'s vm.createContext() and one script in it (a context, not an isolate)`
+console.log(`${times}\n| floor: ${NODE_FLOOR} | ${samples[samples.length >> 1].toFixed(3)} | |\n`)
+
+// A context is in Node's own isolate, whose resident memory moves with everything else the process
+// does: what is read is the V8 heap each of a batch of contexts holds (made twice, the second
+// counted, collected before each reading).
+v8.setFlagsFromString('--expose-gc')
+const collect = vm.runInNewContext('gc')
+const HELD = 200
+let perContext
+for (let batch = 0; batch < 2; batch++) {
+  collect()
+  const before = process.memoryUsage().heapUsed
+  const contexts = Array.from({ length: HELD }, () => {
+    const context = vm.createContext({})
+    vm.runInContext('1', context)
+    return context
+  })
+  collect()
+  perContext = (process.memoryUsage().heapUsed - before) / HELD / 2 ** 20
+  contexts.length = 0
+}
+console.log(`${memory}\n| floor: ${NODE_FLOOR}, its V8 heap only | ${perContext.toFixed(3)} |`)

@@ -1,9 +1,10 @@
-//! Prints what one isolate costs here, phase by phase, as a Markdown table of medians:
+//! Prints what one isolate costs here, phase by phase, as a Markdown table of medians, then the
+//! memory a live isolate keeps resident, each beside its floors:
 //! `dsh-isolate-cost [isolates] [V8 flags to add]` (`npm run bench:isolate` builds and runs it).
 
 use std::time::Duration;
 
-use dsh_code_runtime_v8::engine::cost::{init_v8, measure};
+use dsh_code_runtime_v8::engine::cost::{init_v8, measure, measure_resident};
 
 fn median(samples: &[Duration]) -> f64 {
   let mut sorted = samples.to_vec();
@@ -38,4 +39,17 @@ fn main() {
     println!("| {} | {w:.3} | {c:.3} |", phase.name);
   }
   println!("| one isolate, prepared and dropped (sum of medians) | {wall:.3} | {cpu:.3} |");
+  println!();
+  // Fewer at once: a batch of each kind lives together.
+  let held = isolates.min(100);
+  match measure_resident(held, 64 << 20) {
+    Some(kinds) => {
+      println!("| resident memory of a live isolate ({held} held at once) | MiB |");
+      println!("| --- | --- |");
+      for (name, mib) in kinds {
+        println!("| {name} | {mib:.3} |");
+      }
+    }
+    None => println!("resident memory: not readable here"),
+  }
 }

@@ -77,10 +77,10 @@ impl RunJob {
     drop(spent);
     drop(entered);
     // Dropping the event loop drops Web Crypto work still queued, unstarted, and waits for the
-    // piece in progress, which nothing can stop: past the run's end it is demoted, and counted as
-    // a runaway until it is done.
+    // piece in progress, which nothing can stop: counted as a runaway until it is done. It keeps
+    // its priority: each piece is bounded before it starts (web.js), and demoted on a host whose
+    // cores were busy, a 15 ms digest waited seconds for one.
     if blocking.running() > 0 {
-      blocking.demote();
       crate::limits::run::running_away(|| drop(runtime));
     } else {
       drop(runtime);

@@ -7,9 +7,10 @@
 
 use deno_core::{JsRuntime, op2, v8};
 
+use crate::engine::intrinsics::Intrinsics;
 use crate::engine::ops::RunContext;
 use crate::output::inspect_text::{LONGEST_FLAT_STRING, push_flat_object, push_key, push_quoted};
-use crate::output::lossless::{Intrinsics, read_utf16, read_utf16_prefix};
+use crate::output::lossless::{read_utf16, read_utf16_prefix};
 
 /// Objects with more own keys are left to inspect.js: such an object prints one key a line anyway.
 const MOST_FLAT_KEYS: u32 = 64;
@@ -186,7 +187,7 @@ fn objects_print_plainly<'s>(
   intrinsics: &Intrinsics,
   names: Names<'s>,
 ) -> bool {
-  let object_prototype = v8::Local::new(scope, &intrinsics.object_prototype);
+  let object_prototype = v8::Local::new(scope, &intrinsics.json.object_prototype);
   let object = v8::Local::new(scope, &intrinsics.object_constructor);
   let function_prototype = v8::Local::new(scope, &intrinsics.function_prototype);
   let looked_up: [v8::Local<v8::Name>; 3] = [
@@ -253,7 +254,8 @@ fn flat_object_text<'s>(
     return None;
   }
   let object: v8::Local<v8::Object> = value.try_cast().ok()?;
-  let object_prototype: v8::Local<v8::Value> = v8::Local::new(scope, &intrinsics.object_prototype).into();
+  let object_prototype: v8::Local<v8::Value> =
+    v8::Local::new(scope, &intrinsics.json.object_prototype).into();
   if object.get_prototype(scope)? != object_prototype {
     return None;
   }

@@ -12,6 +12,7 @@ use deno_core::{JsRuntime, PollEventLoopOptions, RuntimeOptions, v8};
 
 use crate::engine::buffers::{BufferBudget, counting_allocator};
 use crate::engine::heap_cap;
+use crate::engine::intrinsics::Intrinsics;
 use crate::engine::ops::{ProgramSource, RunContext};
 use crate::engine::world_functions::WorldFunction;
 use crate::limits::answer_wait::MAX_SPIN;
@@ -19,7 +20,7 @@ use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind, Text};
-use crate::output::lossless::{Intrinsics, read_utf16};
+use crate::output::lossless::read_utf16;
 use crate::program::listing_guards::{GuardNames, Guards};
 use crate::program::own_text::{Change, GuardedText};
 use crate::program::strip::Stripped;
@@ -196,7 +197,7 @@ impl PreparedIsolate {
     phase("hooks and the world's start");
     lock_down(&mut js)?;
     phase("lockdown");
-    let intrinsics = capture_intrinsics(&mut js);
+    let intrinsics = Intrinsics::capture(&mut js);
     phase("intrinsics");
     warm_up_compiler(&mut js);
     phase("compiler warm-up");
@@ -348,38 +349,6 @@ fn lock_down(js: &mut JsRuntime) -> Result<(), String> {
     None => "terminated".to_owned(),
   };
   Err(format!("could not lock the program's world down: {thrown}"))
-}
-
-fn capture_intrinsics(js: &mut JsRuntime) -> Intrinsics {
-  let context = js.main_context();
-  v8::scope_with_context!(scope, js.v8_isolate(), context);
-  let global = scope.get_current_context().global(scope);
-  // `global[name][member]`, read before the program runs.
-  let member_of = |name: &str, member: &str| -> v8::Local<v8::Value> {
-    let key = v8::String::new(scope, name).expect("short name");
-    let owner: v8::Local<v8::Object> = global.get(scope, key.into()).unwrap().try_cast().unwrap();
-    let key = v8::String::new(scope, member).expect("short name");
-    owner.get(scope, key.into()).unwrap()
-  };
-  let object_prototype: v8::Local<v8::Object> = member_of("Object", "prototype").try_cast().unwrap();
-  let array_prototype: v8::Local<v8::Object> = member_of("Array", "prototype").try_cast().unwrap();
-  let error_prototype: v8::Local<v8::Object> = member_of("Error", "prototype").try_cast().unwrap();
-  let object_keys: v8::Local<v8::Function> = member_of("Object", "keys").try_cast().unwrap();
-  let function_prototype: v8::Local<v8::Object> = member_of("Function", "prototype").try_cast().unwrap();
-  let key = v8::String::new(scope, "constructor").expect("short name");
-  let object_constructor: v8::Local<v8::Function> = object_prototype
-    .get(scope, key.into())
-    .unwrap()
-    .try_cast()
-    .unwrap();
-  Intrinsics {
-    object_constructor: v8::Global::new(scope, object_constructor),
-    function_prototype: v8::Global::new(scope, function_prototype),
-    object_keys: v8::Global::new(scope, object_keys),
-    object_prototype: v8::Global::new(scope, object_prototype),
-    array_prototype: v8::Global::new(scope, array_prototype),
-    error_prototype: v8::Global::new(scope, error_prototype),
-  }
 }
 
 /// Compiles the program as an async function whose parameters are the injected names (inside a

@@ -9,6 +9,7 @@ mod console_line;
 pub mod cost;
 pub mod digest;
 mod heap_cap;
+mod intrinsics;
 mod isolate;
 pub(crate) mod job;
 mod listings;

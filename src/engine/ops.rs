@@ -14,12 +14,13 @@ use crate::engine::blobs::CountedBlobStore;
 use crate::engine::buffers::{BufferBudget, CountedBytes, backing_store_of, unwritten_share};
 use crate::engine::digest;
 use crate::engine::heap_cap;
+use crate::engine::intrinsics::Intrinsics;
 use crate::engine::stack::render_thrown;
 use crate::engine::world_functions::WorldFunction;
 use crate::limits::budgets::Limit;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
-use crate::output::lossless::{Intrinsics, Refusal, read_utf16, read_utf16_prefix, to_json_text};
+use crate::output::lossless::{Refusal, read_utf16, read_utf16_prefix, to_json_text};
 use crate::program::listing_guards::ColumnShifts;
 use crate::program::own_text::GuardedText;
 
@@ -58,7 +59,7 @@ pub fn op_dsh_args_json<'s>(
   let state = JsRuntime::op_state_from(scope);
   let state = state.borrow();
   let run = state.borrow::<RunContext>();
-  to_json_text(scope, &run.intrinsics, value, usize::MAX, &|| {
+  to_json_text(scope, &run.intrinsics.json, value, usize::MAX, &|| {
     run.shared.is_finished()
   })
   .ok()
@@ -80,7 +81,7 @@ pub fn op_dsh_settle_value<'s>(scope: &mut v8::PinScope<'s, '_>, value: v8::Loca
     let stopped = || run.shared.is_finished();
     match to_json_text(
       scope,
-      &run.intrinsics,
+      &run.intrinsics.json,
       value,
       run.shared.remaining_output(),
       &stopped,

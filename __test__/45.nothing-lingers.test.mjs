@@ -119,7 +119,7 @@ for (const [name, [prepare, call]] of Object.entries(ONE_STEP)) {
 
 // Web Crypto's piece in progress when a run ends runs to its end (each piece is bounded before it
 // starts). It used to be demoted with the run's ending: with two busy processes on two cores, 1 to 5
-// runs in 12 then stayed 2.6 to 3.7 s past their ending, waiting for a core.
+// runs in 12 then stayed 0.28 to 3.7 s past their ending (most over 2.6 s), waiting for a core.
 test('Web Crypto work in flight as its run ends leaves within 250 ms on a host whose cores are all busy', async () => {
   // One busy process a core, at most 8 (on a larger machine the test then proves less, never more).
   const busy = Array.from({ length: Math.min(availableParallelism(), 8) }, () => spawn(process.execPath, ['-e', 'for (;;);'], { stdio: 'ignore' }))

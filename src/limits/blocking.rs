@@ -1,8 +1,8 @@
 //! The threads tokio starts for one isolate's blocking work (Web Crypto's key generation,
 //! derivation, signing, digests): their CPU time is the run's busy time, and they are demoted
-//! with the run's own thread if the watchdog demotes it. Nothing can stop such work part-way, so the isolate's event loop runs at most
-//! one piece at a time, and work still queued when the run ends is dropped unstarted (see
-//! `engine::isolate::event_loop`).
+//! with the run's own thread if the watchdog demotes it. Nothing can stop such work part-way, so
+//! the isolate's event loop runs at most one piece at a time, and work still queued when the run
+//! ends is dropped unstarted (see `engine::isolate::event_loop`).
 
 use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;

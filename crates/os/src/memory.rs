@@ -88,6 +88,7 @@ pub fn resident_bytes() -> Option<usize> {
   }
   #[cfg(target_os = "macos")]
   {
+    // SAFETY: a struct of integers, for which all zeroes is a valid value.
     let mut info: libc::mach_task_basic_info = unsafe { std::mem::zeroed() };
     let mut count = libc::MACH_TASK_BASIC_INFO_COUNT;
     // SAFETY: `info` is a writable struct of the flavour's size, `count` says so.
@@ -106,6 +107,7 @@ pub fn resident_bytes() -> Option<usize> {
   {
     use windows_sys::Win32::System::ProcessStatus::{K32GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
     use windows_sys::Win32::System::Threading::GetCurrentProcess;
+    // SAFETY: a struct of integers, for which all zeroes is a valid value.
     let mut counters: PROCESS_MEMORY_COUNTERS = unsafe { std::mem::zeroed() };
     let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
     // SAFETY: `counters` is writable and `size` is its size; the pseudo-handle needs no closing.

@@ -128,13 +128,14 @@ pub fn malloc_in_use_bytes() -> Option<f64> {
   dsh_os::memory::allocated_bytes().map(|bytes| bytes as f64)
 }
 
-/// Isolate threads the watchdog demoted to idle scheduling because they stayed inside a run
-/// after it ended (V8 built-ins that never check for termination).
+/// Threads held past their run's ending: isolate threads the watchdog demoted to idle scheduling
+/// (inside V8 built-ins that never check for termination), and Web Crypto work, which nothing can
+/// stop, waited for.
 #[napi(object)]
 pub struct RunawayThreads {
-  /// Demoted since the process started.
+  /// Held past their run since the process started.
   pub total: u32,
-  /// Still inside their run; each leaves, and releases its isolate, when the built-in returns.
+  /// Still held; each releases its isolate when its built-in or its piece of work returns.
   pub running: u32,
 }
 

@@ -76,12 +76,14 @@ impl RunJob {
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);
     drop(entered);
-    // Dropping the event loop drops Web Crypto work still queued, unstarted, and waits for the
-    // piece in progress, which nothing can stop: counted as a runaway until it is done. It keeps
-    // its priority: each piece is bounded before it starts (web.js), and demoted on a host whose
-    // cores were busy, a 15 ms digest waited seconds for one.
+    // Shutting the event loop down drops Web Crypto work still queued, unstarted; the piece in
+    // progress, which nothing can stop (each is bounded before it starts, in web.js), is waited
+    // for and counted as a runaway until it is done.
     if blocking.running() > 0 {
-      crate::limits::run::running_away(|| drop(runtime));
+      crate::limits::run::running_away(|| {
+        runtime.shutdown_background();
+        blocking.wait_until_done(crate::limits::run::RUNAWAY_AFTER);
+      });
     } else {
       drop(runtime);
     }

@@ -126,14 +126,15 @@ const DELIVERY_GRACE: Duration = Duration::from_millis(25);
 
 /// How much busy time a thread may spend inside the run after its ending before it is demoted
 /// to idle scheduling: V8 built-ins whose loops never check for termination can hold it for
-/// minutes.
-const RUNAWAY_AFTER: Duration = Duration::from_millis(100);
+/// minutes. Web Crypto's threads are given as much (see `BlockingThreads::wait_until_done`).
+pub(crate) const RUNAWAY_AFTER: Duration = Duration::from_millis(100);
 
-/// Isolate threads demoted since the process started, and those still inside their run.
+/// Threads held past their run's ending since the process started (isolate threads the watchdog
+/// demoted, and Web Crypto work waited for), and those still held.
 static RUNAWAYS_TOTAL: AtomicUsize = AtomicUsize::new(0);
 static RUNAWAYS_NOW: AtomicUsize = AtomicUsize::new(0);
 
-/// `(demoted so far, still running past their ending)`.
+/// `(held past their ending so far, still held)`.
 pub fn runaway_threads() -> (usize, usize) {
   (
     RUNAWAYS_TOTAL.load(Ordering::SeqCst),
@@ -141,8 +142,7 @@ pub fn runaway_threads() -> (usize, usize) {
   )
 }
 
-/// Counts work of a run that goes on past its ending, on a demoted thread, while `wait` waits
-/// for it.
+/// Counts work of a run that goes on past its ending while `wait` waits for it.
 pub(crate) fn running_away(wait: impl FnOnce()) {
   RUNAWAYS_TOTAL.fetch_add(1, Ordering::SeqCst);
   RUNAWAYS_NOW.fetch_add(1, Ordering::SeqCst);

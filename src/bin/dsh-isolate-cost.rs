@@ -41,7 +41,7 @@ fn main() {
   println!("| one isolate, prepared and dropped (sum of medians) | {wall:.3} | {cpu:.3} |");
   println!();
   // Fewer at once: a batch of each kind lives together.
-  let held = isolates.min(100);
+  let held = isolates.clamp(1, 100);
   match measure_resident(held, 64 << 20) {
     Some(kinds) => {
       println!("| resident memory of a live isolate ({held} held at once) | MiB |");

@@ -171,6 +171,9 @@ pub fn measure(isolates: usize, heap_bytes: usize) -> Vec<Phase> {
 /// go in the reverse order of their making, as V8 requires of isolates on one thread.
 fn resident_each<T>(count: usize, mut make: impl FnMut() -> T, mut unmake: impl FnMut(T)) -> f64 {
   let resident = || dsh_os::memory::resident_bytes().unwrap_or_default();
+  // What malloc freed before goes back to the system first, so that the batch's own use of it
+  // shows as resident memory it adds.
+  dsh_os::memory::trim_freed_memory();
   let before = resident();
   let mut held: Vec<T> = (0..count).map(|_| make()).collect();
   let grown = resident().saturating_sub(before);
@@ -182,10 +185,9 @@ fn resident_each<T>(count: usize, mut make: impl FnMut() -> T, mut unmake: impl 
 
 /// Resident memory per live isolate, in MiB, by kind: ours prepared, deno_core's from a minimal
 /// snapshot, a bare V8 isolate with a context, each kind held `isolates` at a time on one thread.
-/// One of each kind lives throughout, so that V8's read-only heap is shared as it is in a pool;
-/// each batch is made twice, and the second counted, since the first also grows malloc's arenas,
-/// which keep what they grew. Not counted: the thread and event loop each run also has. `None`
-/// where the resident memory is unknown.
+/// One of each kind lives throughout, so that V8's read-only heap is shared as it is in a pool, and
+/// a first round of batches, not counted, makes what is made once a process. Not counted: the
+/// thread and event loop each run also has. `None` where the resident memory is unknown.
 pub fn measure_resident(isolates: usize, heap_bytes: usize) -> Option<Vec<(&'static str, f64)>> {
   dsh_os::memory::resident_bytes()?;
   Some(on_isolate_thread(move || {
@@ -196,8 +198,8 @@ pub fn measure_resident(isolates: usize, heap_bytes: usize) -> Option<Vec<(&'sta
         .expect("an isolate")
         .discard()
     };
-    // Dropped in reverse order too. Ours comes before the snapshot creator: made after one, with
-    // none of ours alive, it crashed in V8.
+    // Dropped in reverse order too. Ours comes before the snapshot creator: made on this thread
+    // after one, with none of ours alive, it crashed in V8.
     let kept_ours = prepared();
     let minimal = minimal_snapshot();
     let kept = (kept_ours, runtime_from(minimal), bare_isolate());

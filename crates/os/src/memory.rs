@@ -92,6 +92,7 @@ pub fn resident_bytes() -> Option<usize> {
     let mut info: libc::mach_task_basic_info = unsafe { std::mem::zeroed() };
     let mut count = libc::MACH_TASK_BASIC_INFO_COUNT;
     // SAFETY: `info` is a writable struct of the flavour's size, `count` says so.
+    // libc deprecates `mach_task_self` in favour of the `mach2` crate, a dependency for one call.
     #[allow(deprecated)]
     let status = unsafe {
       libc::task_info(
@@ -107,8 +108,7 @@ pub fn resident_bytes() -> Option<usize> {
   {
     use windows_sys::Win32::System::ProcessStatus::{K32GetProcessMemoryInfo, PROCESS_MEMORY_COUNTERS};
     use windows_sys::Win32::System::Threading::GetCurrentProcess;
-    // SAFETY: a struct of integers, for which all zeroes is a valid value.
-    let mut counters: PROCESS_MEMORY_COUNTERS = unsafe { std::mem::zeroed() };
+    let mut counters = PROCESS_MEMORY_COUNTERS::default();
     let size = std::mem::size_of::<PROCESS_MEMORY_COUNTERS>() as u32;
     // SAFETY: `counters` is writable and `size` is its size; the pseudo-handle needs no closing.
     let done = unsafe { K32GetProcessMemoryInfo(GetCurrentProcess(), &raw mut counters, size) };
@@ -160,8 +160,8 @@ mod tests {
     for page in block.chunks_mut(4096) {
       page[0] = 1;
     }
+    std::hint::black_box(&mut block);
     let during = resident_bytes().unwrap();
-    std::hint::black_box(&block);
     assert!(during >= before + (48 << 20), "{before} then {during}");
   }
 

@@ -248,7 +248,7 @@ test('hostile journals are refused before anything runs or any binding is called
   const program = 'return await tools.echo(1)'
   const calls = []
   const bindings = hostBindings(calls)
-  const options = { secret: 'a server-side secret', scope: { tenant: 'a', user: 7 } }
+  const options = { secret: 'a server-side secret of 32 bytes or more', scope: { tenant: 'a', user: 7 } }
   const { journal } = await runtime.runDurable({ program, bindings }, options)
   assert.match(journal.signature, /^hmac-sha256:[0-9a-f]{64}$/)
   calls.length = 0
@@ -258,13 +258,16 @@ test('hostile journals are refused before anything runs or any binding is called
     [{ ...journal, events: [{ ...journal.events[0] }, { ...journal.events[1], value: 2 }] }, options, 'its signature does not match'],
     [journal, { ...options, scope: { tenant: 'b', user: 7 } }, 'its scope does not match'],
     [journal, { scope: options.scope }, 'it is signed, and no secret was given to check it'],
-    [journal, { ...options, secret: 'another server secret' }, 'its signature does not match'],
+    [journal, { ...options, secret: 'another server-side secret of 32 bytes' }, 'its signature does not match'],
     [{ ...journal, version: 2 }, options, 'unknown format or version'],
     [{ ...journal, runtime: '0.0.1' }, options, 'recorded by runtime "0.0.1", this is 0.1.0'],
     [{ ...journal, events: journal.events.slice(0, 1) }, options, 'its signature does not match'],
     [{ ...journal, events: Array.from({ length: 10_001 }, (_, i) => ({ t: 0, type: 'timer', id: i + 1 })) }, options, 'it has more than 10000 events'],
     [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: 'x'.repeat(17 << 20) }] }, options, 'its events pass 16777216 bytes'],
-    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: deep }] }, options, 'it cannot be read as JSON'],
+    // Read at any depth, without recursion: refused for what it is, a journal nobody signed.
+    [{ ...journal, events: [{ t: 0, type: 'answer', id: 1, value: deep }] }, options, 'its signature does not match'],
+    [{ ...journal, note: 'x'.repeat(64) }, options, 'it has an unknown field "note"'],
+    [{ ...journal, seed: 10n }, options, 'it cannot be read as JSON'],
     [{ ...journal, events: [{ t: 5, type: 'timer', id: 1 }, { t: 4, type: 'timer', id: 2 }] }, { scope: options.scope }, 'event 1 has no valid time'],
     [null, options, 'not a journal object'],
   ]
@@ -298,7 +301,7 @@ test('a journal past its caps ends the run with a clear message', async () => {
 test('caller misuse of the durable API rejects with a precise message', async () => {
   const bindings = hostBindings([])
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { seed: 'x' }), { message: 'dsh-code-runtime-v8: options.seed must be 32 lower-case hex digits' })
-  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { secret: 'short' }), { message: 'dsh-code-runtime-v8: options.secret must be a string or bytes of at least 16' })
+  await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { secret: 'short' }), { message: 'dsh-code-runtime-v8: options.secret must be a string or bytes of at least 32 bytes' })
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { maxEvents: 0 }), { message: 'dsh-code-runtime-v8: options.maxEvents must be a positive whole number' })
   await assert.rejects(runtime.runDurable({ program: 'return 1', bindings }, { scope: { f() {} } }), { message: 'dsh-code-runtime-v8: options.scope must be JSON' })
   await assert.rejects(runtime.replay({ program: 'return 1', bindings }), { message: 'dsh-code-runtime-v8: a journal is required' })
@@ -366,4 +369,76 @@ test('a completed run cannot be resumed, even if it left a call waiting', async 
   const done = await runtime.runDurable({ program, bindings })
   assert.deepStrictEqual([done.status, done.result.value, done.journal.completed], ['completed', 'timed out', true])
   await assert.rejects(runtime.resume({ program, bindings }, done.journal, { 1: true }), { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })
+})
+
+test('an approval never leaks into a run, durable or plain, that the approved binding starts', async () => {
+  const options = { secret: 'a server-side secret of 32 bytes or more' }
+  const seen = []
+  const inner = [{ global: 'bank', functions: { pay: async () => (resumption() ? 'INNER PAID WITHOUT APPROVAL' : suspend({ inner: true })) } }]
+  const plain = [{ global: 'bank', functions: { pay: async () => { seen.push(resumption()); return 'plain' } } }]
+  const outer = [{
+    global: 'bank',
+    functions: {
+      pay: async () => {
+        if (!resumption()) return suspend({ amount: 999 })
+        const sub = await runtime.runDurable({ program: 'return await bank.pay({ amount: 999 })', bindings: inner }, options)
+        const run = await runtime.run({ program: 'return await bank.pay({})', bindings: plain })
+        // The resumed call itself still sees its resumption after its own awaits.
+        return [sub.status, sub.pending?.[0]?.payload, run.value, resumption().resolution]
+      },
+    },
+  }]
+  const program = 'return await bank.pay({ amount: 999 })'
+  const first = await runtime.runDurable({ program, bindings: outer }, options)
+  assert.equal(first.status, 'suspended')
+  const done = await runtime.resume({ program, bindings: outer }, first.journal, { [first.pending[0].id]: 'ok' }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: ['suspended', { inner: true }, 'plain', 'ok'] })
+  assert.deepStrictEqual(seen, [undefined])
+})
+
+test('a value nested thousands deep is journaled, signed, resumed and replayed', async () => {
+  const options = { secret: 'a server-side secret of 32 bytes or more' }
+  const calls = []
+  const tools = {
+    echo: async (x) => { calls.push('echo'); return x },
+    charge: async () => { calls.push('charge'); return resumption() ? 'charged' : suspend({ deep: true }) },
+  }
+  const program = `let v = []; for (let i = 1; i < 20000; i++) v = [v]
+let depth = 0; for (let a = await tools.echo(v); a.length; a = a[0]) depth++
+const charged = await tools.charge({})
+return [depth, charged]`
+  const first = await runtime.runDurable({ program, bindings: [{ global: 'tools', functions: tools }] }, options)
+  assert.equal(first.status, 'suspended')
+  assert.deepStrictEqual(calls, ['echo', 'charge'])
+  const done = await runtime.resume({ program, bindings: [{ global: 'tools', functions: tools }] }, first.journal, { [first.pending[0].id]: true }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: [19999, 'charged'] })
+  assert.deepStrictEqual(calls, ['echo', 'charge', 'charge'])
+  const again = await runtime.replay({ program, bindings: [{ global: 'tools', functions: tools }] }, done.journal, options)
+  assert.deepStrictEqual(again.result, done.result)
+  assert.equal(again.journal.signature, done.journal.signature)
+})
+
+test('secrets shorter than 32 bytes and unreadable resolutions are refused with the package prefix', async () => {
+  const bindings = [{ global: 'tools', functions: { approve: async () => resumption()?.resolution ?? suspend(null) } }]
+  const program = 'return await tools.approve({})'
+  const short = 'x'.repeat(31)
+  for (const secret of [short, new TextEncoder().encode(short), 'é'.repeat(15)]) {
+    await assert.rejects(runtime.runDurable({ program, bindings }, { secret }),
+      { message: 'dsh-code-runtime-v8: options.secret must be a string or bytes of at least 32 bytes' })
+  }
+  // 16 characters of two bytes each are 32 bytes of secret.
+  const options = { secret: 'é'.repeat(16) }
+  const { journal, pending } = await runtime.runDurable({ program, bindings }, options)
+  const throwing = { get [pending[0].id]() { throw new Error('no store') } }
+  await assert.rejects(runtime.resume({ program, bindings }, journal, throwing, options),
+    { message: 'dsh-code-runtime-v8: resolutions could not be read: no store' })
+  const trapped = new Proxy({}, { ownKeys() { throw new TypeError('trap') } })
+  await assert.rejects(runtime.resume({ program, bindings }, journal, trapped, options),
+    { message: 'dsh-code-runtime-v8: resolutions could not be read: trap' })
+  const revoked = Proxy.revocable({}, {})
+  revoked.revoke()
+  await assert.rejects(runtime.resume({ program, bindings }, journal, revoked.proxy, options),
+    { message: 'dsh-code-runtime-v8: resolutions could not be read: Cannot perform \'IsArray\' on a proxy that has been revoked' })
+  const done = await runtime.resume({ program, bindings }, journal, { [pending[0].id]: 'yes' }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: 'yes' })
 })

@@ -55,15 +55,15 @@ for (const n of CALLS) {
   let continuationBytes = 0
   for (let r = 0; r < REPEATS; r++) {
     samples.fresh.push((await timed(() => ours.run({ program: source, bindings: oursBindings(false) }))).ms)
-    const first = await timed(() => ours.runDurable({ program: source, bindings: oursBindings(true) }, { secret: 'a bench secret, 16+' }))
+    const first = await timed(() => ours.runDurable({ program: source, bindings: oursBindings(true) }, { secret: 'a bench secret of at least 32 bytes!' }))
     samples.suspend.push(first.ms)
     const { journal, pending } = first.value
     journalBytes = Buffer.byteLength(JSON.stringify(journal))
-    const resumed = await timed(() => ours.resume({ program: source, bindings: oursBindings(true) }, journal, { [pending[0].id]: true }, { secret: 'a bench secret, 16+' }))
+    const resumed = await timed(() => ours.resume({ program: source, bindings: oursBindings(true) }, journal, { [pending[0].id]: true }, { secret: 'a bench secret of at least 32 bytes!' }))
     samples.resume.push(resumed.ms)
     events = resumed.value.journal.events.length
     if (JSON.stringify(resumed.value.result.value) !== JSON.stringify([(n * (n - 1)) / 2, true])) throw new Error('ours resumed to a wrong result')
-    samples.replay.push((await timed(() => ours.replay({ program: source, bindings: oursBindings(true) }, resumed.value.journal, { secret: 'a bench secret, 16+' }))).ms)
+    samples.replay.push((await timed(() => ours.replay({ program: source, bindings: oursBindings(true) }, resumed.value.journal, { secret: 'a bench secret of at least 32 bytes!' }))).ms)
 
     samples.theirFresh.push((await timed(() => runner.run({ source, hostFunctions: theirHostFunctions(false) }))).ms)
     const theirs = await timed(() => runner.run({ source, hostFunctions: theirHostFunctions(true) }))

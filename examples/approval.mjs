@@ -35,7 +35,7 @@ const program = `
   return results.map((r) => r.status === 'fulfilled' ? r.value : r.reason.name + ': ' + r.reason.message)
 `
 // Signed and bound to the tenant: a journal is a bearer token for this scope only.
-const options = { secret: 'a server-side secret', scope: { tenant: 'acme', user: 42 } }
+const options = { secret: 'a server-side secret of 32 bytes or more', scope: { tenant: 'acme', user: 42 } }
 
 const store = new Map()
 const first = await runtime.runDurable({ program, bindings }, options)

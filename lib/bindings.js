@@ -1,4 +1,5 @@
 // Binding namespaces: the seam's misuse checks, and the host side of every binding call.
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { types } from 'node:util'
 import {
   DUNDER_MEMBER,
@@ -43,6 +44,18 @@ export function checkBindings(namespaces) {
   }
 }
 
+/** The resumption a binding call sees; set afresh for every call, so none leaks into another. */
+const resumed = new AsyncLocalStorage()
+
+/**
+ * Inside a binding called again by a durable run's `resume`: `{ id, runId, payload, resolution }`
+ * for the call it resumes; `undefined` anywhere else, including every binding of any run that the
+ * resumed binding starts.
+ */
+export function resumption() {
+  return resumed.getStore()
+}
+
 /** What a failed host call tells the program: an Error's message, anything else as text. */
 function describeFailure(error) {
   try {
@@ -57,23 +70,26 @@ const failure = (message) => 'E' + JSON.stringify(message)
 /**
  * Calls the host function behind `namespaceIndex`, `nameIndex` (into `names`, each namespace's
  * function names in order) with the program's arguments: `{ returned }`, what it returned (a value
- * or a promise), or `{ failure }`, the message the program's rejection carries.
+ * or a promise), or `{ failure }`, the message the program's rejection carries. The function, and
+ * everything it starts, sees `resumption` (undefined but for a durable run's resumed call), never
+ * the resumption of whatever called the runtime.
  */
-function startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
+function startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
   try {
     const { global, functions } = namespaces[namespaceIndex]
     const name = names[namespaceIndex][nameIndex]
     const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
     if (typeof fn !== 'function') return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
-    return { returned: Reflect.apply(fn, undefined, [JSON.parse(argsJson)]) }
+    const args = [JSON.parse(argsJson)]
+    return { returned: resumed.run(resumption, () => Reflect.apply(fn, undefined, args)) }
   } catch (error) {
     return { failure: describeFailure(error) }
   }
 }
 
 /** `startBinding`, awaited: `{ value }` as it resolved, or `{ failure }`. */
-export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson) {
-  const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson)
+export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
+  const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption)
   if ('failure' in started) return started
   try {
     return { value: await started.returned }
@@ -102,7 +118,9 @@ export function planBindings(namespaces, run, control) {
     'console',
   ]
   const serveControl = async (argsJson) => control(argsJson)
-  const dispatch = (call, namespaceIndex, nameIndex, argsJson) => inTurn(() => {
+  // Outside any resumption: a run started inside a resumed binding is served with none, whatever
+  // its answers' getters or thenables call.
+  const dispatch = (call, namespaceIndex, nameIndex, argsJson) => resumed.exit(() => inTurn(() => {
     const answer = (tagged) => run.answer(call, tagged)
     const fail = (error) => answer(failure(describeFailure(error)))
     if (namespaceIndex === namespaces.length && control) {
@@ -127,6 +145,6 @@ export function planBindings(namespaces, run, control) {
       return
     }
     settled.then(encode, fail)
-  })
+  }))
   return { params, names, described, namespacesJson: JSON.stringify(described), dispatch }
 }

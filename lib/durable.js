@@ -3,12 +3,14 @@
 // isolate's side). A binding asks its run to wait by returning `suspend(payload)`; `resume` replays
 // the journal in a fresh isolate and calls the suspended bindings again, where `resumption()`
 // tells them how the caller resolved them.
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { PREFIX } from './config.js'
-import { invokeBinding } from './bindings.js'
+import { invokeBinding, resumption } from './bindings.js'
+import { canonicalText, jsonBytes, updateCanonical } from './canonical.js'
 import { losslessJsonText } from './lossless.js'
+
+export { resumption }
 
 export const JOURNAL_FORMAT = 'dsh-durable-journal'
 export const JOURNAL_VERSION = 1
@@ -38,26 +40,7 @@ export function suspend(payload = null) {
   return new Suspension(payload)
 }
 
-const resumed = new AsyncLocalStorage()
-
-/**
- * Inside a binding called again by `resume`: `{ id, runId, payload, resolution }` for the call it
- * resumes (`runId` and `id` together name the call across attempts); `undefined` anywhere else.
- */
-export function resumption() {
-  return resumed.getStore()
-}
-
 const sha256 = (text) => `sha256:${createHash('sha256').update(text).digest('hex')}`
-
-/** JSON with every object's keys in order, so a journal signs the same after any JSON store. */
-function canonical(value) {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
 
 function bindingsHash(namespaces) {
   // The error classes too: a program sees their names.
@@ -67,23 +50,57 @@ function bindingsHash(namespaces) {
   return sha256(JSON.stringify(shape))
 }
 
-function sign(body, secret) {
-  return `hmac-sha256:${createHmac('sha256', secret).update(canonical(body)).digest('hex')}`
+/**
+ * The signature of `body`: HMAC-SHA-256 of its canonical JSON, written piece by piece. `eventsText`,
+ * when given, is the canonical text of `body.events`, already made.
+ */
+function sign(body, secret, eventsText) {
+  const hmac = createHmac('sha256', secret)
+  hmac.update('{')
+  Object.keys(body).sort().forEach((key, index) => {
+    hmac.update(`${index > 0 ? ',' : ''}${JSON.stringify(key)}:`)
+    if (key === 'events' && eventsText !== undefined) hmac.update(eventsText)
+    else updateCanonical(hmac, body[key])
+  })
+  hmac.update('}')
+  return `hmac-sha256:${hmac.digest('hex')}`
 }
+
+/** HMAC-SHA-256's output size: a shorter secret would make a signature weaker than its hash. */
+const MIN_SECRET_BYTES = 32
+
+const secretBytes = (secret) => (typeof secret === 'string' ? Buffer.byteLength(secret) : secret.byteLength)
 
 /** Options of runDurable, resume and replay, checked. */
 function checkOptions(options = {}) {
   if (options === null || typeof options !== 'object') throw misuse('durable options must be an object')
-  const { secret, scope, seed, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
-  if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secret.length >= 16)) {
-    throw misuse('options.secret must be a string or bytes of at least 16')
+  let read
+  try {
+    const { secret, scope, seed, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
+    read = { secret, scope, seed, maxEvents, maxBytes }
+  } catch (error) {
+    throw misuse(`durable options could not be read: ${describe(error)}`)
+  }
+  const { secret, scope, seed, maxEvents, maxBytes } = read
+  if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secretBytes(secret) >= MIN_SECRET_BYTES)) {
+    throw misuse(`options.secret must be a string or bytes of at least ${MIN_SECRET_BYTES} bytes`)
   }
   if (scope !== undefined && losslessJsonText(scope) === undefined) throw misuse('options.scope must be JSON')
   if (seed !== undefined && !(typeof seed === 'string' && SEED.test(seed))) throw misuse('options.seed must be 32 lower-case hex digits')
   for (const [name, value] of [['maxEvents', maxEvents], ['maxBytes', maxBytes]]) {
     if (!Number.isSafeInteger(value) || value <= 0) throw misuse(`options.${name} must be a positive whole number`)
   }
-  return { secret, seed, scopeHash: scope === undefined ? null : sha256(canonical(scope)), maxEvents, maxBytes }
+  const scopeHash = scope === undefined ? null : `sha256:${updateCanonical(createHash('sha256'), scope).digest('hex')}`
+  return { secret, seed, scopeHash, maxEvents, maxBytes }
+}
+
+/** A thrown value as text, whatever it is. */
+function describe(error) {
+  try {
+    return error instanceof Error ? String(error.message) : String(error)
+  } catch {
+    return 'an unrenderable value'
+  }
 }
 
 function checkEvent(event, index, previousTime) {
@@ -103,54 +120,85 @@ function checkEvent(event, index, previousTime) {
   if (!fields[event.type]()) throw refused(`event ${index} (${event.type}) lacks its fields`)
 }
 
+/** Every field a journal has; a journal with any other is refused before its size is known. */
+const JOURNAL_FIELDS = new Set([
+  'format', 'version', 'runtime', 'programHash', 'bindingsHash', 'scopeHash', 'seed', 'runId', 'startTime',
+  'spentMs', 'completed', 'events', 'signature',
+])
+
+/** A caller's text, short enough to quote in a message. */
+const quoted = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)
+
 /**
  * Checks a journal given back by a caller against this request and these options, before anything
- * runs: its format, version, runtime, program, binding names, scope, signature, caps and events.
- * Returns it as read, without its signature, and the bytes of its events.
+ * runs: its format, version, runtime, program, binding names, scope, caps, signature and events.
+ * Every field is read once; the events are read once, into their canonical text, which is what is
+ * measured, signed and given to the isolate. Nothing past `maxBytes` is copied: a journal too large
+ * is refused while its events are measured. Returns the journal as read, without its signature,
+ * and its events' text and bytes.
  */
 function checkJournal(given, request, checked) {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) throw refused('not a journal object')
-  // Read once, as JSON: what is checked and signed is what the isolate is given.
-  let journal
+  const fields = {}
+  let unknown
   try {
-    journal = JSON.parse(JSON.stringify(given))
+    for (const key of Object.keys(given)) {
+      if (!JOURNAL_FIELDS.has(key)) {
+        unknown = key
+        break
+      }
+      // As JSON reads it: a field holding undefined is no field.
+      const value = given[key]
+      if (value !== undefined) fields[key] = value
+    }
   } catch {
     throw refused('it cannot be read as JSON')
   }
-  if (journal.format !== JOURNAL_FORMAT || journal.version !== JOURNAL_VERSION) throw refused('unknown format or version')
-  if (journal.runtime !== RUNTIME_VERSION) throw refused(`recorded by runtime ${JSON.stringify(journal.runtime)}, this is ${RUNTIME_VERSION}`)
-  if (journal.programHash !== sha256(request.program)) throw refused('it records another program')
-  if (journal.bindingsHash !== bindingsHash(request.bindings)) throw refused('it records other binding names')
-  if ((journal.scopeHash ?? null) !== checked.scopeHash) throw refused('its scope does not match')
-  if (!Array.isArray(journal.events)) throw refused('it has no events')
-  if (journal.events.length > checked.maxEvents) throw refused(`it has more than ${checked.maxEvents} events`)
-  let text
+  if (unknown !== undefined) throw refused(`it has an unknown field ${quoted(unknown)}`)
+  const { signature, events, ...header } = fields
+  if (header.format !== JOURNAL_FORMAT || header.version !== JOURNAL_VERSION) throw refused('unknown format or version')
+  if (header.runtime !== RUNTIME_VERSION) {
+    const runtime = typeof header.runtime === 'string' ? quoted(header.runtime) : 'no version'
+    throw refused(`recorded by runtime ${runtime}, this is ${RUNTIME_VERSION}`)
+  }
+  if (header.programHash !== sha256(request.program)) throw refused('it records another program')
+  if (header.bindingsHash !== bindingsHash(request.bindings)) throw refused('it records other binding names')
+  if ((header.scopeHash ?? null) !== checked.scopeHash) throw refused('its scope does not match')
+  if (!Array.isArray(events)) throw refused('it has no events')
+  if (events.length > checked.maxEvents) throw refused(`it has more than ${checked.maxEvents} events`)
+  let eventsText
   try {
-    text = canonical(journal.events)
+    eventsText = canonicalText(events, checked.maxBytes)
   } catch {
     throw refused('its events cannot be read')
   }
-  const eventBytes = Buffer.byteLength(text)
-  if (eventBytes > checked.maxBytes) throw refused(`its events pass ${checked.maxBytes} bytes`)
-  const { signature, ...body } = journal
+  if (eventsText === undefined) throw refused(`its events pass ${checked.maxBytes} bytes`)
   if (checked.secret !== undefined) {
-    const expected = Buffer.from(sign(body, checked.secret))
-    const presented = Buffer.from(typeof signature === 'string' ? signature : '')
-    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw refused('its signature does not match')
+    let expected
+    try {
+      expected = sign({ ...header, events }, checked.secret, eventsText)
+    } catch {
+      throw refused('it cannot be read as JSON')
+    }
+    if (typeof signature !== 'string' || signature.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+      throw refused('its signature does not match')
+    }
   } else if (signature !== undefined) {
     throw refused('it is signed, and no secret was given to check it')
   }
-  if (typeof journal.seed !== 'string' || !SEED.test(journal.seed)) throw refused('its seed is not valid')
-  if (typeof journal.runId !== 'string' || !SEED.test(journal.runId)) throw refused('its run id is not valid')
-  if (typeof journal.completed !== 'boolean') throw refused('it does not say whether its run completed')
-  if (!Number.isSafeInteger(journal.startTime)) throw refused('its start time is not valid')
-  if (typeof journal.spentMs !== 'number' || !(journal.spentMs >= 0)) throw refused('its spent time is not valid')
+  if (typeof header.seed !== 'string' || !SEED.test(header.seed)) throw refused('its seed is not valid')
+  if (typeof header.runId !== 'string' || !SEED.test(header.runId)) throw refused('its run id is not valid')
+  if (typeof header.completed !== 'boolean') throw refused('it does not say whether its run completed')
+  if (!Number.isSafeInteger(header.startTime)) throw refused('its start time is not valid')
+  if (typeof header.spentMs !== 'number' || !(header.spentMs >= 0)) throw refused('its spent time is not valid')
+  const read = JSON.parse(eventsText)
   let previousTime = 0
-  body.events.forEach((event, index) => {
+  read.forEach((event, index) => {
     checkEvent(event, index, previousTime)
     previousTime = event.t
   })
-  return { journal: body, eventBytes }
+  return { journal: { ...header, events: read }, eventsText, eventBytes: Buffer.byteLength(eventsText) }
 }
 
 /** The calls a journal leaves waiting for a resolution: `{ id, global, name, args, payload }`. */
@@ -185,6 +233,8 @@ export class DurableAttempt {
     this.replayOnly = replayOnly
     /** Pending id to the caller's resolution, set by `resume` once they are checked. */
     this.resolutions = new Map()
+    /** The canonical text of the events given, as checked: what the isolate replays. */
+    this.eventsText = given?.eventsText ?? '[]'
     this.base = given?.journal ?? {
       format: JOURNAL_FORMAT,
       version: JOURNAL_VERSION,
@@ -215,17 +265,18 @@ export class DurableAttempt {
   /** The start JSON for the isolate: its namespaces, and the journal to replay. */
   namespacesJson(described, names) {
     this.names = names
-    return JSON.stringify({
+    const head = JSON.stringify({
       namespaces: described,
       durable: {
         seed: this.base.seed,
         startTime: this.base.startTime,
-        events: this.base.events,
         replayOnly: this.replayOnly,
         control: described.length,
         maxEvents: this.checked.maxEvents,
       },
     })
+    // The events' text as it was checked and signed, spliced in rather than written again.
+    return `${head.slice(0, -2)},"events":${this.eventsText}}}`
   }
 
   attach(run) {
@@ -243,10 +294,9 @@ export class DurableAttempt {
     let message
     try {
       message = JSON.parse(argsJson)
-      const texts = message.events.map((event) => JSON.stringify(event))
-      for (let i = 0; i < texts.length; i++) {
-        this.events.push(message.events[i])
-        this.bytes += Buffer.byteLength(texts[i]) + 1
+      for (const event of message.events) {
+        this.bytes += jsonBytes(event) + 1
+        this.events.push(event)
       }
     } catch (error) {
       this.stop(`the durable journal could not record an event: ${error.message}`)
@@ -274,7 +324,7 @@ export class DurableAttempt {
       // A call that waited for approval: called again only once the caller has resolved it.
       if (!this.resolutions.has(id)) return `V${JSON.stringify({ s: this.payloads.get(id) ?? null })}`
       const context = { id, runId: this.base.runId, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
-      outcome = await resumed.run(context, () => invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson))
+      outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson, context)
     } else {
       outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson)
     }
@@ -297,15 +347,24 @@ export class DurableAttempt {
 
 /** Checks `resolutions` (pending id to JSON value) against the journal's pending calls. */
 export function checkResolutions(journal, resolutions) {
-  if (resolutions === null || typeof resolutions !== 'object' || Array.isArray(resolutions)) {
-    throw misuse('resolutions must be an object from pending call id to value')
-  }
+  const notAnObject = () => misuse('resolutions must be an object from pending call id to value')
+  if (resolutions === null || typeof resolutions !== 'object') throw notAnObject()
   const pending = new Set(pendingOf(journal).map(({ id }) => id))
+  let isArray
+  let entries
+  try {
+    isArray = Array.isArray(resolutions)
+    // Read once: a getter or a proxy's trap runs here, and what it gave is what is checked.
+    if (!isArray) entries = Object.entries(resolutions)
+  } catch (error) {
+    throw misuse(`resolutions could not be read: ${describe(error)}`)
+  }
+  if (isArray) throw notAnObject()
   if (journal.completed || pending.size === 0) throw misuse('the journal has no pending calls to resume')
   const checked = new Map()
-  for (const [key, value] of Object.entries(resolutions)) {
+  for (const [key, value] of entries) {
     const id = Number(key)
-    if (!pending.has(id) || String(id) !== key) throw misuse(`no pending call has id ${JSON.stringify(key)}`)
+    if (!pending.has(id) || String(id) !== key) throw misuse(`no pending call has id ${quoted(key)}`)
     if (losslessJsonText(value) === undefined) throw misuse(`the resolution of call ${key} must be JSON`)
     checked.set(id, value)
   }

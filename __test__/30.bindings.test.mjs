@@ -329,31 +329,55 @@ describe('the bridge', () => {
   })
 })
 
-describe('calls awaiting answers are bounded per run', () => {
-  test('past a quarter of the heap cap in argument bytes, a call gets the binding\'s own rejection', async () => {
+describe('calls past the bounds on calls awaiting answers wait in the run, in order, and none fails', () => {
+  test('past a quarter of the heap cap in argument bytes, a call waits for answers to free room', async () => {
     const { runtime: small, dispose: disposeSmall } = await setup({ computeMs: 20_000, maxOldGenerationSizeMb: 16 })
     let release
     const answered = new Promise((resolve) => { release = resolve })
-    const result = await small.run({
+    const arrived = []
+    const settled = small.run({
       program: `const big = 'x'.repeat(1_500_000)
-const calls = [1, 2, 3].map(() => tools.hold(big).then(() => 'answered', (error) => [error.name, error.toolName, error.message]))
-const third = await calls[2]
-tools.release({})
-return [third, await calls[0], await tools.hold('small')]`,
-      bindings: tools({ hold: () => answered.then(() => 'ok'), release: async () => { release(); return true } }),
+const alone = await tools.hold({ i: 0, big: 'x'.repeat(4_500_000) }).catch((error) => [error.name, error.toolName, error.message])
+const calls = [1, 2, 3].map((i) => tools.hold({ i, big }))
+return [alone, await Promise.all(calls), await tools.hold({ i: 4, big: '' })]`,
+      bindings: tools({ hold: ({ i }) => { arrived.push(i); return answered.then(() => i) } }),
     })
+    while (arrived.length < 2) await sleep(5)
+    await sleep(200)
+    // Two calls of 1.5 MB hold 3 MB of the 4 MB a run may have awaiting answers: the third waits.
+    assert.deepStrictEqual(arrived, [1, 2])
+    release()
+    const result = await settled
     await disposeSmall()
     assert.deepStrictEqual(result, { logs: [], value: [['ToolCallError', 'hold',
-      'binding calls awaiting answers would hold 4500006 bytes of arguments; a run may have at most 4194304 (a quarter of maxOldGenerationSizeMb)'],
-    'answered', 'ok'] })
+      'a binding call\'s arguments (4500016 bytes of JSON) are more than a run may have awaiting answers: 4194304 bytes (a quarter of maxOldGenerationSizeMb)'],
+    [1, 2, 3], 4] })
+    assert.deepStrictEqual(arrived, [1, 2, 3, 4])
   })
 
-  test('past 1024 calls, a call gets the binding\'s own rejection until others are answered', async () => {
-    const result = await run(`const calls = Array.from({ length: 1025 }, (_, i) => tools.hold(i).catch((error) => error.message))
-const last = await calls[1024]
-await Promise.all(calls)
-return [last, await tools.hold(0)]`, tools({ hold: () => sleep(300).then(() => 'ok') }))
-    assert.deepStrictEqual(result, { logs: [], value: [
-      'a run may have at most 1024 binding calls awaiting answers; this call would be one more', 'ok'] })
+  test('past 1024 calls awaiting answers, calls wait and are sent in the order they were made', async () => {
+    let open
+    const gate = new Promise((resolve) => { open = resolve })
+    const order = []
+    const settled = run(`const calls = Array.from({ length: 3000 }, (_, i) => tools.hold(i))
+return (await Promise.all(calls)).every((value, i) => value === i)`, tools({
+      hold: async (i) => {
+        order.push(i)
+        await gate
+        return i
+      },
+    }))
+    while (order.length < 1024) await sleep(5)
+    await sleep(200)
+    assert.equal(order.length, 1024)
+    open()
+    assert.deepStrictEqual(await settled, { logs: [], value: true })
+    assert.deepStrictEqual(order, Array.from({ length: 3000 }, (_, i) => i))
+  })
+
+  test('Promise.all over 20 000 calls completes, as in the worker-thread backend', async () => {
+    const result = await run(`const all = await Promise.all(Array.from({ length: 20000 }, (_, i) => tools.get({ i })))
+return all.reduce((sum, x) => sum + x, 0)`, tools({ get: async ({ i }) => i }))
+    assert.deepStrictEqual(result, { logs: [], value: 199990000 })
   })
 })

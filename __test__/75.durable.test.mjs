@@ -442,3 +442,27 @@ test('secrets shorter than 32 bytes and unreadable resolutions are refused with 
   const done = await runtime.resume({ program, bindings }, journal, { [pending[0].id]: 'yes' }, options)
   assert.deepStrictEqual(done.result, { logs: [], value: 'yes' })
 })
+
+test('past 1024 calls in flight, a durable run records what it sent, and resumes and replays to the same result', async () => {
+  const options = { secret: 'a server-side secret of 32 bytes or more' }
+  const calls = []
+  const functions = {
+    get: ({ i }) => new Promise((resolve) => setTimeout(() => resolve(i), Math.random() * 3)),
+    approve: async () => { calls.push('approve'); return resumption()?.resolution ?? suspend({ asked: true }) },
+  }
+  const bindings = [{ global: 'tools', functions }]
+  const program = `const all = await Promise.all(Array.from({ length: 2500 }, (_, i) => tools.get({ i })))
+const approved = await tools.approve({})
+// Calls still waiting for room when the program returns are never made, live or replayed.
+for (let i = 0; i < 1500; i++) tools.get({ i: -1 })
+return [all.reduce((sum, x) => sum + x, 0), approved]`
+  const first = await runtime.runDurable({ program, bindings }, options)
+  assert.equal(first.status, 'suspended')
+  assert.equal(first.journal.events.filter((event) => event.type === 'call').length, 2501)
+  const done = await runtime.resume({ program, bindings }, first.journal, { [first.pending[0].id]: 'yes' }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: [3123750, 'yes'] })
+  assert.deepStrictEqual(calls, ['approve', 'approve'])
+  const again = await runtime.replay({ program, bindings }, done.journal, options)
+  assert.deepStrictEqual(again.result, done.result)
+  assert.deepStrictEqual(calls, ['approve', 'approve'])
+})

@@ -18,6 +18,7 @@ use crate::engine::intrinsics::Intrinsics;
 use crate::engine::stack::render_thrown;
 use crate::engine::world_functions::WorldFunction;
 use crate::limits::budgets::Limit;
+use crate::limits::calls_in_flight::Admission;
 use crate::limits::run::{BindingDispatch, RunShared};
 use crate::output::ledger::{Ending, FailureKind};
 use crate::output::lossless::{Refusal, read_utf16, read_utf16_prefix, to_json_text};
@@ -206,7 +207,26 @@ pub fn op_dsh_exit(scope: &mut v8::PinScope<'_, '_>, code: i32) {
   });
 }
 
-/// Calls a host binding; resolves with `V<json>` or `E<json message>` from the host wrapper.
+/// Counts a binding call whose arguments' JSON is `args_json` as awaiting its answer, if the run's
+/// calls in flight have room for it (`forced`: whatever they say): its bytes, to be given back to
+/// `op_dsh_binding_call`, or -1 when it must wait for answers to free room. Throws, with the
+/// message its rejection carries, for arguments that could never fit.
+#[op2(nofast)]
+pub fn op_dsh_binding_admit(
+  scope: &mut v8::PinScope<'_, '_>,
+  args_json: v8::Local<v8::String>,
+  forced: bool,
+) -> Result<f64, JsErrorBox> {
+  let bytes = args_json.utf8_length(scope);
+  with_context(scope, |run| match run.shared.admit_binding_call(bytes, forced) {
+    Admission::Sent => Ok(bytes as f64),
+    Admission::Wait => Ok(-1.0),
+    Admission::Refused(message) => Err(JsErrorBox::generic(message)),
+  })
+}
+
+/// Sends a binding call admitted by `op_dsh_binding_admit` with `admitted_bytes` to the host;
+/// resolves with `V<json>` or `E<json message>` from the host wrapper.
 #[op2]
 #[string]
 pub async fn op_dsh_binding_call(
@@ -214,30 +234,30 @@ pub async fn op_dsh_binding_call(
   namespace: u32,
   name: u32,
   #[string] args_json: String,
+  admitted_bytes: f64,
 ) -> Result<String, JsErrorBox> {
   let (dispatch, shared) = {
     let state = state.borrow();
     let run = state.borrow::<RunContext>();
     (run.dispatch.clone(), run.shared.clone())
   };
+  // Only the world calls this op, with what the admission returned.
+  let admitted_bytes = admitted_bytes as usize;
   let Some(dispatch) = dispatch else {
+    shared.release_binding_call(admitted_bytes);
     return Err(JsErrorBox::generic("no host bindings are available to this run"));
   };
-  let argument_bytes = args_json.len();
-  if let Err(message) = shared.admit_binding_call(argument_bytes) {
-    return Ok(rejection(message));
-  }
   let (call, answer) = shared.wait_for_answer();
   let sent = Instant::now();
   if !dispatch.send(call, namespace, name, args_json) {
-    shared.release_binding_call(argument_bytes);
+    shared.release_binding_call(admitted_bytes);
     return Err(JsErrorBox::generic("the host is no longer taking binding calls"));
   }
   shared.binding_call_started();
   let answer = answer.await;
   shared.answer_wait.observe(sent.elapsed());
   shared.binding_call_ended();
-  shared.release_binding_call(argument_bytes);
+  shared.release_binding_call(admitted_bytes);
   let answer = answer.map_err(|_| JsErrorBox::generic("the binding call was dropped"))?;
   Ok(refuse_if_too_large(answer, shared.limits.heap_bytes))
 }

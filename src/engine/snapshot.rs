@@ -70,6 +70,7 @@ fn stand_in_for_a_run(world: &mut Extension) {
       "op_dsh_log" => op.with_implementation_from(&op_dsh_no_log()),
       "op_dsh_log_simple" => op.with_implementation_from(&op_dsh_no_log_simple()),
       "op_dsh_args_json" => op.with_implementation_from(&op_dsh_no_args_json()),
+      "op_dsh_binding_admit" => op.with_implementation_from(&op_dsh_no_binding_admit()),
       "op_dsh_binding_call" => op.with_implementation_from(&op_dsh_no_binding_call()),
       _ => op,
     }
@@ -101,10 +102,20 @@ fn op_dsh_no_args_json(_value: v8::Local<v8::Value>) -> Option<String> {
   Some("null".to_owned())
 }
 
+#[op2(nofast)]
+fn op_dsh_no_binding_admit(_args_json: v8::Local<v8::String>, _forced: bool) -> f64 {
+  0.0
+}
+
 /// Answers `null` after a turn of the event loop, as a host's answer comes.
 #[op2]
 #[string]
-async fn op_dsh_no_binding_call(_namespace: u32, _name: u32, #[string] _args_json: String) -> String {
+async fn op_dsh_no_binding_call(
+  _namespace: u32,
+  _name: u32,
+  #[string] _args_json: String,
+  _admitted_bytes: f64,
+) -> String {
   tokio::task::yield_now().await;
   "Vnull".to_owned()
 }

@@ -13,8 +13,9 @@ import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
+import { send as sendCall, takeWaiting } from 'ext:dsh/binding_calls.js';
 
-const { op_dsh_args_json, op_dsh_binding_call, op_dsh_digest, op_void_async_deferred } = core.ops;
+const { op_dsh_args_json, op_dsh_digest, op_void_async_deferred } = core.ops;
 const { createTimer, cancelTimer } = core;
 
 const ArrayPrototypePush = Array.prototype.push;
@@ -294,12 +295,30 @@ function installWorld() {
 
 // ---- the host ----
 
-/** Sends what was recorded since the last sync, with `extra`; resolves the host's tagged answer. */
+/**
+ * Sends what was recorded since the last sync, with `extra`; resolves the host's tagged answer.
+ * Messages reach the host in the order they were made, each after those waiting for room before it.
+ */
 function sync(extra) {
   const message = { events: run.recorded, ...extra };
   run.recorded = [];
-  const json = op_dsh_args_json(message);
-  return op_dsh_binding_call(run.control, 0, json);
+  return sendCall(run.control, 0, op_dsh_args_json(message), false, message);
+}
+
+/**
+ * The run's last message, sent at once: the events of every message still waiting for room go
+ * with it, in order, and their calls are never made, as a plain run's waiting calls are not.
+ */
+function syncLast() {
+  const events = [];
+  const waiting = takeWaiting();
+  for (let m = 0; m < waiting.length; m++) {
+    const message = waiting[m];
+    for (let i = 0; i < message.events.length; i++) events[events.length] = message.events[i];
+  }
+  for (let i = 0; i < run.recorded.length; i++) events[events.length] = run.recorded[i];
+  run.recorded = [];
+  return sendCall(run.control, 0, op_dsh_args_json({ events, done: true }), true);
 }
 
 function record(event) {
@@ -318,7 +337,7 @@ const ignore = () => {};
 export function flushNow() {
   if (run.finished) return;
   run.finished = true;
-  ReflectApply(PromisePrototypeThen, sync({ done: true }), [ignore, ignore]);
+  ReflectApply(PromisePrototypeThen, syncLast(), [ignore, ignore]);
 }
 
 /** Before the run ends by its program, what was recorded reaches the host. */
@@ -329,7 +348,7 @@ export function flushThen(settle) {
     return;
   }
   run.finished = true;
-  ReflectApply(PromisePrototypeThen, sync({ done: true }), [settle, settle]);
+  ReflectApply(PromisePrototypeThen, syncLast(), [settle, settle]);
 }
 
 // ---- binding calls ----

@@ -6,6 +6,7 @@ import { core } from 'ext:core/mod.js';
 import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 import * as durable from 'ext:dsh/durable.js';
+import { send } from 'ext:dsh/binding_calls.js';
 import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
@@ -15,7 +16,6 @@ const {
   op_dsh_log_simple,
   op_dsh_snapshotting,
   op_dsh_args_json,
-  op_dsh_binding_call,
   op_dsh_settle_value,
   op_dsh_settle_thrown,
   op_dsh_settle_thrown_later,
@@ -297,7 +297,7 @@ function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
     const json = op_dsh_args_json(args);
     if (!json) return rejected(makeError('binding arguments must be lossless JSON'));
     if (durable.isDurable()) return durable.call(namespaceIndex, nameIndex, global, name, json, makeError);
-    return ReflectApply(PromisePrototypeThen, op_dsh_binding_call(namespaceIndex, nameIndex, json), [settle]);
+    return ReflectApply(PromisePrototypeThen, send(namespaceIndex, nameIndex, json), [settle]);
   };
 }
 

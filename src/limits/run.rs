@@ -11,7 +11,7 @@ use tokio::sync::{Notify, oneshot};
 use crate::limits::answer_wait::AnswerWait;
 use crate::limits::blocking::BlockingThreads;
 use crate::limits::budgets::{Limit, Limits};
-use crate::limits::calls_in_flight::CallsInFlight;
+use crate::limits::calls_in_flight::{Admission, CallsInFlight};
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled, Text};
 use dsh_os::Thread;
 
@@ -378,12 +378,12 @@ impl RunShared {
     crate::lock(&self.meter)
   }
 
-  /// Counts a call with `argument_bytes` of JSON against the bounds on calls awaiting answers;
-  /// `Err` says which bound it would pass.
-  pub fn admit_binding_call(&self, argument_bytes: usize) -> Result<(), String> {
+  /// Counts a call with `argument_bytes` of JSON against the bounds on calls awaiting answers,
+  /// if they have room for it (`forced`: whatever they say).
+  pub fn admit_binding_call(&self, argument_bytes: usize, forced: bool) -> Admission {
     crate::lock(&self.calls)
       .in_flight
-      .admit(argument_bytes, self.limits.heap_bytes)
+      .admit(argument_bytes, self.limits.heap_bytes, forced)
   }
 
   /// A call admitted with `argument_bytes` no longer awaits its answer.

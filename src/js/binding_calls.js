@@ -1,0 +1,79 @@
+// The binding calls of a run, sent to the host in the order the program made them. A run may have
+// 1024 calls awaiting answers, holding at most a quarter of its heap cap in argument bytes
+// (src/limits/calls_in_flight.rs); a call past either bound waits here, its arguments' JSON still
+// in the isolate and under the heap cap, and is sent as answers free room. Calls that wait are
+// sent in order: none passes another, whatever room an answer frees.
+
+import { core } from 'ext:core/mod.js';
+
+const { op_dsh_binding_admit, op_dsh_binding_call } = core.ops;
+
+const JSONStringify = JSON.stringify;
+const PromiseCtor = Promise;
+const PromisePrototypeThen = Promise.prototype.then;
+const ReflectApply = Reflect.apply;
+
+/** Calls waiting for room, in the order they were made: a list of objects with no prototype. */
+let first = null;
+let last = null;
+
+/**
+ * Counts the call as awaiting its answer and sends it, if there is room: its answer's promise, the
+ * host's tagged text (`V<json>`, `E<json message>`); `undefined` when it must wait.
+ */
+function trySend(namespaceIndex, nameIndex, json, forced) {
+  let bytes;
+  try {
+    bytes = op_dsh_binding_admit(json, forced);
+  } catch (error) {
+    // Arguments that alone pass the bound: the call's own rejection, as the host would tag it.
+    return new PromiseCtor((resolve) => resolve(`E${JSONStringify(error.message)}`));
+  }
+  if (bytes < 0) return undefined;
+  const answer = op_dsh_binding_call(namespaceIndex, nameIndex, json, bytes);
+  // Before the caller's reaction, in the same turn: each answer lets the calls waiting go on.
+  ReflectApply(PromisePrototypeThen, answer, [sendWaiting, sendWaiting]);
+  return answer;
+}
+
+/** Sends the calls that wait, in order, while there is room. */
+function sendWaiting() {
+  while (first !== null) {
+    const call = first;
+    const answer = trySend(call.namespaceIndex, call.nameIndex, call.json, false);
+    if (answer === undefined) return;
+    first = call.next;
+    if (first === null) last = null;
+    call.resolve(answer);
+  }
+}
+
+/**
+ * Sends a binding call (`namespaceIndex`, `nameIndex`, its arguments' JSON) now, or once the calls
+ * made before it are sent and there is room: resolves with the host's tagged answer. `forced`, it
+ * is sent now whatever the bounds say (a durable run's last message, after `takeWaiting`). `tag`
+ * is kept with a call that waits, for `takeWaiting`.
+ */
+export function send(namespaceIndex, nameIndex, json, forced = false, tag = undefined) {
+  if (forced || first === null) {
+    const answer = trySend(namespaceIndex, nameIndex, json, forced);
+    if (answer !== undefined) return answer;
+  }
+  const call = { __proto__: null, namespaceIndex, nameIndex, json, resolve: undefined, tag, next: null };
+  const promise = new PromiseCtor((resolve) => {
+    call.resolve = resolve;
+  });
+  if (last === null) first = call;
+  else last.next = call;
+  last = call;
+  return promise;
+}
+
+/** Takes every call still waiting out of the queue, never to be sent: their tags, in order. */
+export function takeWaiting() {
+  const tags = { __proto__: null, length: 0 };
+  for (let call = first; call !== null; call = call.next) tags[tags.length++] = call.tag;
+  first = null;
+  last = null;
+  return tags;
+}

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// `node scripts/check-doc-figures.mjs [--ref REF] [--changelog]`: lists the figures (numbers,
-// commits) of the documentation pages at REF (main unless told) that appear in none of the pages
-// of the working tree, each with the line it stood in. A figure is a number of two or more digits,
-// a decimal, a power (2^24) or a commit; the pages are README.md, SECURITY.md, CHANGELOG.md and
-// docs/*.md. What it lists is either kept somewhere or dropped on purpose: it decides nothing.
+// `node scripts/check-doc-figures.mjs [--ref REF] [--changelog] [--strict]`: lists the figures
+// (numbers, commits) of the documentation pages at REF (main unless told) that appear in none of
+// the pages of the working tree, each with the line it stood in. A figure is a number of two or
+// more digits, a decimal, a power (2^24) or a commit; with --strict, a number with a unit after it
+// (MB, ms, %, ...) counts only beside the same unit. The pages are README.md, SECURITY.md,
+// CHANGELOG.md and docs/*.md. What it lists is either kept somewhere or dropped on purpose: it
+// decides nothing.
 import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,6 +14,8 @@ const root = new URL('..', import.meta.url).pathname
 const argv = process.argv.slice(2)
 const ref = argv.includes('--ref') ? argv[argv.indexOf('--ref') + 1] : 'main'
 const withChangelog = argv.includes('--changelog')
+const strict = argv.includes('--strict')
+const UNIT = /^\s?(%|[KMG]i?B|[mµu]?s|ns|us|bits?|bytes|cells|programs|runs|calls|lines|keys|elements|characters|entries|minutes|x)\b/
 
 const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8' })
 
@@ -19,14 +23,16 @@ const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 
 function figures(text) {
   const found = []
   const pattern = /\b[0-9a-f]{7,40}\b|\d+\^\d+|\d{1,3}(?: \d{3})+(?:\.\d+)?|\d+(?:\.\d+)?/g
-  for (const [token] of text.matchAll(pattern)) {
+  for (const match of text.matchAll(pattern)) {
+    const [token] = match
     if (/^[0-9a-f]+$/.test(token) && /[a-f]/.test(token)) {
       if (/\d/.test(token)) found.push(token.slice(0, 7))
       continue
     }
     const figure = token.replace(/ /g, '')
     if (/^\d$/.test(figure)) continue
-    found.push(figure)
+    const unit = strict ? UNIT.exec(text.slice(match.index + token.length))?.[1] : undefined
+    found.push(unit === undefined ? figure : `${figure} ${unit}`)
   }
   return found
 }

@@ -36,12 +36,12 @@ const LOOPS = {
 
 // V8 names the call site of these errors by parsing the function they come from again, in C++: a
 // loop that only throws them enters no JavaScript, and in a long program (2000 functions, 74 KB)
-// each throw took a few milliseconds and such loops stayed past 2 s after their run. Every loop body
-// now calls a poll first.
+// each throw takes a few milliseconds, and unpolled such loops stayed past 2 s after their run.
+// Every loop body calls a poll first.
 const LONG_PROGRAM = Array.from({ length: 2000 }, (_, i) => `function f${i}(a) { return a + ${i} }`).join('\n')
 // A list of locales, read to its length in C++ by every Intl service and every method that takes
 // one (2^24 indices a quarter of a second; 2^32 about a minute), and String.raw's raw list (2^24
-// indices 3.7 s and 663 MB in Node 20). They are read in JavaScript now (locale_list.js).
+// indices 3.7 s and 663 MB in Node 20). Such lists are read in JavaScript (locale_list.js).
 const LOCALE_LIST = 'const L = { length: 2 ** 32 }; for (;;) { try { %s } catch {} }'
 for (const call of ['Intl.getCanonicalLocales(L)', 'Intl.Collator.supportedLocalesOf(L)', 'new Intl.ListFormat(L)', 'Intl.DateTimeFormat(L)',
   "'a'.localeCompare('b', L)", "'a'.toLocaleUpperCase(L)", '(1).toLocaleString(L)', '(1n).toLocaleString(L)',
@@ -82,9 +82,9 @@ for (const [name, program] of Object.entries(LOOPS)) {
   })
 }
 
-// Each of these was one op, or one pass of V8's serializer, of 0.3-1.1 s (130-770 ms for 128 MB to
+// Each of these, in one op or one pass of V8's serializer, takes 0.3-1.1 s (130-770 ms for 128 MB to
 // decode): started just before the budget ends, it kept its thread past 250 ms every time. Texts and
-// inputs now go through a slice at a time, and a primitive is its own clone.
+// inputs go through a slice at a time, and a primitive is its own clone.
 const ONE_STEP = {
   'TextDecoder shift_jis of 256 MB': ["const b = new Uint8Array(2 ** 28).fill(97); const d = new TextDecoder('shift_jis')", 'd.decode(b)'],
   'TextDecoder iso-2022-jp of 128 MB': ["const b = new Uint8Array(2 ** 27).fill(97); const d = new TextDecoder('iso-2022-jp')", 'd.decode(b)'],
@@ -118,9 +118,9 @@ for (const [name, [prepare, call]] of Object.entries(ONE_STEP)) {
 }
 
 // Web Crypto's piece in progress when a run ends runs to its end (each piece is bounded before it
-// starts), demoted only past 100 ms of CPU time. It used to be demoted at the run's ending: with two
-// busy processes on two cores, 1 to 5 runs in 12 then stayed 0.28 to 3.7 s past their ending (most
-// over 2.6 s), waiting for a core.
+// starts), demoted only past 100 ms of CPU time. Demoted at the run's ending instead, with two busy
+// processes on two cores, 1 to 5 runs in 12 stayed 0.28 to 3.7 s past their ending (most over
+// 2.6 s), waiting for a core.
 test('Web Crypto work in flight as its run ends leaves within 250 ms on a host whose cores are all busy', async () => {
   // One busy process a core, at most 8 (on a larger machine the test then proves less, never more),
   // each ending by itself within a minute should this process be killed first.
@@ -291,8 +291,8 @@ return [refusal, dropped, [...new Intl.Segmenter('en', { granularity: 'word' }).
 test('ICU\'s memory behind Intl objects counts against the heap cap, goes with them, and the constructors are V8\'s to a program', async () => {
   const { runtime: small, dispose: disposeSmall } = await setup({ maxOldGenerationSizeMb: 16, computeMs: 20_000 })
   // Each DateTimeFormat holds 27-149 KiB of ICU's memory outside the heap; kept in a loop, they
-  // held 1.9 GB in 3 s at a 64 MB cap. Each now counts for 64 KiB (192 in Japan's calendar, and as much
-  // again after a range), so a 16 MB cap keeps fewer than 256.
+  // held 1.9 GB in 3 s at a 64 MB cap, uncounted. Each counts for 64 KiB (192 in Japan's calendar, and
+  // as much again after a range), so a 16 MB cap keeps fewer than 256.
   const result = await small.run({ program: `const kept = []
 let refusal
 try { for (;;) kept.push(new Intl.DateTimeFormat('en', { dateStyle: 'full' })) } catch (e) { refusal = e.name + ': ' + e.message }
@@ -672,8 +672,8 @@ return pairs`
 
 test('a run that fills its heap cap with small objects ends at a full collection, and its thread is never demoted', async () => {
   // V8 calls its near-limit hook only after two full collections and its last resort's two more,
-  // 25-100 ms each over such a heap: these runs' threads worked 100 ms and more past their ending
-  // (src/engine/heap_cap.rs). The cap is now decided after each full collection.
+  // 25-100 ms each over such a heap, so left to it these runs' threads worked 100 ms and more past
+  // their ending. The cap is decided after each full collection (src/engine/heap_cap.rs).
   const { runtime: small, dispose: disposeSmall } = await setup({ computeMs: 5_000, maxOldGenerationSizeMb: 64, isolatePool: 1 })
   try {
     for (const program of ["const o = []; for (let k = 0; ; k++) o.push('x' + k)", 'const a = []; for (;;) a.push([1, 2, 3])',

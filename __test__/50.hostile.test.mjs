@@ -26,7 +26,7 @@ test('disposal with 100 runs in flight settles them all and leaves no isolate th
   await sleep(300)
   await dispose()
   // Disposal waits at most 750 ms for the threads; on a loaded machine their isolates may still
-  // be going away then (stop 31's CI found 14 left), so the count gets one more second.
+  // be going away then (14 were, on a CI machine), so the count gets one more second.
   assert.equal(await settledAt(native.liveIsolateThreads, 0), 0)
   assert.equal(await settledAt(native.liveRuns, 0), 0)
   for (const result of await Promise.all(runs)) {

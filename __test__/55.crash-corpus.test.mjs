@@ -103,10 +103,10 @@ describe('no single allocation reaches V8\'s fatal out-of-memory path', () => {
 })
 
 describe('built-ins that built past the cap', () => {
-  // V8's own loops for these never check for termination: the replacements went on for seconds
-  // after their run had ended, growing to 1 GB, and the match and split returned their value with
-  // the heap several times over its cap. Each now ends as the heap failure, and leaves no thread
-  // behind (a thread still busy 100 ms after its run's end is demoted and counted).
+  // V8's own loops for these never check for termination: left to them, the replacements went on
+  // for seconds after their run had ended, growing to 1 GB, and the match and split returned their
+  // value with the heap several times over its cap. Each ends as the heap failure, and leaves no
+  // thread behind (a thread still busy 100 ms after its run's end is demoted and counted).
   const cases = [
     [16, "return 'a'.repeat(3e7).replace(/a/g, 'bb').length"],
     [16, "return 'a'.repeat(3e7).replace(/a/g, () => 'bb').length"],
@@ -114,7 +114,7 @@ describe('built-ins that built past the cap', () => {
     [64, "return 'a'.repeat(6e7).match(/a/g).length"],
     [64, "return 'a,'.repeat(3e7).split(',').length"],
     [64, "return 'a,'.repeat(3e7).split(/,/).length"],
-    // Receivers, patterns and subjects that are not strings (a review found each took V8's loop).
+    // Receivers, patterns and subjects that are not strings, each of which would take V8's loop.
     [16, "return new String('a'.repeat(3e7)).replaceAll('a', 'bb').length"],
     [16, "return '1'.repeat(3e7).replaceAll(1, '22').length"],
     [16, "const s = 'a'.repeat(3e7); return /a/g[Symbol.replace]({ toString: () => s }, 'bb').length"],

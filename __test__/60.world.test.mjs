@@ -78,8 +78,8 @@ test('a first node: import from any depth of a nearly full stack loads or is ref
     loadsFrom += 50
     assert.ok(loadsFrom < 20_000, 'no depth loads the module')
   }
-  // Then one frame at a time below it: the first import failed in the process-ending way at some
-  // of the 40 depths just short of loading, on the build before the loader's bound.
+  // Then one frame at a time below it: without the loader's bound, the first import fails in the
+  // process-ending way at some of the 40 depths just short of loading.
   const outcomes = new Map()
   for (let spare = Math.max(0, loadsFrom - 350); spare <= loadsFrom + 50; spare++) {
     const outcome = await importSpare(spare)

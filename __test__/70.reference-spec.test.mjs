@@ -729,8 +729,8 @@ describe('WorkerThreadCodeRuntime — seam misuse and lifecycle', () => {
       // `$tools` is legal JS but outside the seam's language-portable subset:
       // the same namespace list must work against every backend's language.
       ['$tools', /not a usable identifier/],
-      // `a$b` pins the second character class too: the old identifier regex
-      // `[A-Za-z0-9_$]*` would have accepted a `$` after the first character.
+      // `a$b` pins the second character class too: an identifier regex of
+      // `[A-Za-z0-9_$]*` for the rest would accept a `$` after the first character.
       ['a$b', /not a usable identifier/],
       // `lambda` is a Python keyword, refused here directly (not just
       // transitively) so the worker's adoption of PORTABLE_RESERVED_WORDS is

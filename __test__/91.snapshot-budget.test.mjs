@@ -13,10 +13,9 @@ import assert from 'node:assert/strict'
 
 // deno_core's snapshot is V8's startup data, then a sidecar, then the startup data's length (8
 // bytes, little-endian). Every isolate deserialises the startup data: that part is what a run's
-// start pays for, about 3 ms for 1.2 MB here (docs/performance.md). The sidecar is mostly the world's
+// start pays for, about 3 ms for 1.2 MB here (docs/isolates.md). The sidecar is mostly the world's
 // JavaScript source text, which V8's heap refers to in place as external strings: shared by every
-// isolate, never copied into one, so it has a budget of its own. Together they were one budget of
-// 2 MiB until it was 5 KB from full, with 0.87 MB of it the source text.
+// isolate, never copied into one, so it has a budget of its own.
 const STARTUP_DATA_BUDGET_BYTES = 1.25 * 1024 * 1024
 const SIDECAR_BUDGET_BYTES = 1024 * 1024
 
@@ -30,7 +29,7 @@ test('the startup snapshot stays within its budgets', () => {
 })
 
 // The build is deterministic (README): the snapshot step, run again, writes the bytes the addon
-// embeds. It once wrote the builder's clock into them (deno_web's time origin).
+// embeds: no clock of the builder's (deno_web's time origin) is written into them.
 test('the snapshot step writes the same bytes every time, those the addon embeds', () => {
   const triple = /^host: (\S+)$/m.exec(spawnSync('rustc', ['-vV'], { encoding: 'utf8' }).stdout)[1]
   const tool = fileURLToPath(new URL(`../target/${triple}/release/dsh-snapshot`, import.meta.url))

@@ -19,7 +19,7 @@ const PROGRAMS = {
   // The array guard ends it before V8 asks for 240 MB at once (docs/hostile-programs.md).
   'an array whose elements pass the cap': 'return new Array(3e7).fill(0).length',
   'JSON.stringify': "return JSON.stringify(new Array(2 ** 21).fill('x'.repeat(30))).length",
-  // Listed lazily in JavaScript by the for-in guard (docs/hostile-programs.md#for-in-and-object-spread).
+  // Listed lazily in JavaScript by the for-in guard (docs/listing-guards.md).
   'for-in over a long typed array': 'let n = 0; for (const k in new Uint8Array(2 ** 24)) n++; return n',
   'JSON.stringify of a nested typed array': 'return JSON.stringify({ list: [new Uint8Array(2 ** 24)] }).length',
   'normalize at the ICU limit': "return '\\u0101'.repeat(2 ** 24).normalize('NFD').length",

@@ -436,11 +436,11 @@ fn start_program(
 }
 
 /// Runs the program's microtasks and then what it queued with `process.nextTick`, as deno_core's
-/// event loop begins its turn, but before its timers: there, a zero-delay timer that had expired
-/// by then (`setImmediate`) ran before the ticks, where Node runs it after them. The checkpoint is
+/// event loop begins its turn, but before its timers: there, a zero-delay timer that has expired
+/// by then (`setImmediate`) would run before the ticks, where Node runs it after them. The checkpoint is
 /// V8's own, so no frame of the world is below the program's microtasks. A tick's exception is
 /// reported by the drain itself; a stop ends the run by its own path. A run that has settled asks
-/// nothing more: V8 would only unwind the call as terminated, which cost a `return 1` about 30 µs.
+/// nothing more: V8 would only unwind the call as terminated, which costs a `return 1` about 30 µs.
 fn settle_first_turn(scope: &mut v8::PinScope<'_, '_>, shared: &RunShared, world: &WorldEntry) {
   let undefined: v8::Local<v8::Value> = v8::undefined(scope).into();
   let has_tick_scheduled = v8::Local::new(scope, &world.has_tick_scheduled);

@@ -25,8 +25,7 @@ use crate::limits::run::RunShared;
 
 /// The stack a `node:` import needs left. A run's first import is where deno_core binds the ops'
 /// fast calls (see `isolate`), calling into JavaScript, and it ends the process if such a call
-/// fails, as it does on a nearly full stack. Loading `node:path` failed with less than about
-/// 50 KiB left (before this bound, when the failure was only a refused import).
+/// fails, as it does on a nearly full stack. Loading `node:path` needs about 50 KiB.
 const IMPORT_STACK_ROOM: usize = 128 << 10;
 
 /// The module loader of one isolate, which knows the run it serves.

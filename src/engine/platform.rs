@@ -17,8 +17,8 @@ use crate::engine::pool::{Pool, Spawner};
 /// longer reached and a program can outlive every budget, so unrolling is off.
 /// `--no-memory-pool-share-memory-on-teardown`: V8 pools a disposed isolate's heap pages for other
 /// isolates and releases the pool by a task posted to those isolates' task runners, eight seconds
-/// on; ours live for one run, so that task never ran, and after 1 000 hostile runs the process held
-/// 1.9 GB. Pages now go back to the system when their isolate is disposed, which makes back-to-back
+/// on; ours live for one run, so that task would never run (after 1 000 hostile runs the process held
+/// 1.9 GB). Pages go back to the system when their isolate is disposed, which makes back-to-back
 /// runs about a quarter slower (1.7 to 2.2 ms each in a row, on 2 cores).
 /// `--single-threaded` keeps all of a run's work (compilation, garbage collection) on its own
 /// thread, so busy time counts all of it, and no background thread of V8 ever asks for a
@@ -27,7 +27,7 @@ use crate::engine::pool::{Pool, Spawner};
 /// with 16 MB heap caps; fixed upstream in `CollectionBarrier::TryRequestGC`). Background
 /// compilers allocate through `LocalFactory`, so concurrent recompilation stays off too.
 /// `--no-maglev-osr`: without concurrent recompilation, a loop that entered Maglev by on-stack
-/// replacement never moves on to Turbofan, and ran 40% slower than Node's V8; a hot loop now goes
+/// replacement never moves on to Turbofan, and runs 40% slower than Node's V8; so a hot loop goes
 /// to Turbofan, whose loops poll for termination on every iteration.
 /// `--no-maglev-inlining --no-maglev-loop-peeling`: every isolate compiles the world's hot
 /// functions again, on the run's own thread; in 1000 console lines Maglev's compiles were half of
@@ -38,13 +38,14 @@ use crate::engine::pool::{Pool, Spawner};
 /// calls (src/js/listing_guards.js) on its own: Maglev did, at its 400th call, for 0.3 ms of the
 /// run's time. Turbofan still inlines it into the loops it compiles, which poll on every
 /// iteration anyway.
-/// `--invocation-count-for-maglev=2000 --invocation-count-for-turbofan=6000` (from 400 and 3000):
+/// `--invocation-count-for-maglev=2000 --invocation-count-for-turbofan=6000` (V8's are 400 and 3000):
 /// an isolate lives for one run, so every run compiles the world's hot functions again on its own
 /// thread. In 1000 console lines Maglev's compiles were about 8 ms of a 15 ms run (`--trace-opt`);
-/// waiting longer before compiling made those lines 10.3 -> 5.8 ms, 1000 binding calls 38.8 ->
-/// 33.6 ms and a JSON round trip of 2000 rows 4.5 -> 3.0 ms (medians of five alternating runs),
-/// with CPU-bound code unchanged: what stays hot is still compiled. The budget also spaces V8's own
-/// polls in interpreted loops; program loops poll on every iteration (src/js/listing_guards.js).
+/// waiting longer before compiling, those lines take 5.8 ms instead of 10.3, 1000 binding calls
+/// 33.6 instead of 38.8 ms and a JSON round trip of 2000 rows 3.0 instead of 4.5 ms (medians of
+/// five alternating runs), with CPU-bound code unchanged: what stays hot is still compiled. The
+/// budget also spaces V8's own polls in interpreted loops; program loops poll on every iteration
+/// (src/js/listing_guards.js).
 pub const V8_FLAGS: &str = "--no-turboshaft-loop-unrolling --stack-size=984 --single-threaded --no-maglev-osr --no-memory-pool-share-memory-on-teardown --no-maglev-inlining --no-maglev-loop-peeling --maglev-filter=-__dsh_loop_poll --turbo-filter=-__dsh_loop_poll --invocation-count-for-maglev=2000 --invocation-count-for-turbofan=6000";
 
 /// Stack of each isolate thread: V8's own limit (984 KiB) ends deep recursion with a

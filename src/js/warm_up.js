@@ -1,6 +1,6 @@
 // What most programs touch of the world, touched once while the snapshot is made: V8 compiles a
 // function on its first call, and what it compiled here is in the snapshot, so a run that uses it
-// no longer compiles it (a world function's first call cost 20-150 us). Only calls that leave
+// does not compile it (a world function's first call costs 20-150 us). Only calls that leave
 // nothing behind: no timer, no clock, no random numbers, no state a program could observe.
 
 import { core } from 'ext:core/mod.js';

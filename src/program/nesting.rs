@@ -1039,8 +1039,8 @@ mod tests {
     assert!(depth_bound(&unclosed).unwrap() >= 1_000_000);
   }
 
-  /// Shapes a hostile hunt found hiding levels from an earlier version of this reading (each
-  /// crashed the host at 1.6 million levels), counted now.
+  /// Shapes a hostile hunt found hiding levels from a reading of the text (each crashed the host
+  /// at 1.6 million levels), all counted.
   #[test]
   fn comments_strings_and_statements_swc_reads_its_own_way_hide_no_levels() {
     let n = 1_000;

@@ -115,12 +115,31 @@ pub fn hmac(algorithm: Algorithm, key: &[u8], data: &[u8]) -> Vec<u8> {
   hasher.finish()
 }
 
+/// `sha256:` and the hex digest of `data`: how a durable journal names a call's arguments.
+pub fn sha256_label(data: &[u8]) -> String {
+  use std::fmt::Write as _;
+  let mut label = String::with_capacity(7 + 64);
+  label.push_str("sha256:");
+  for byte in digest(Algorithm::Sha256, data) {
+    write!(label, "{byte:02x}").expect("writing to a String");
+  }
+  label
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
 
   fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+  }
+
+  #[test]
+  fn a_sha256_label_is_the_prefix_and_the_hex_digest() {
+    assert_eq!(
+      sha256_label(b"abc"),
+      "sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    );
   }
 
   #[test]

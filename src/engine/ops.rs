@@ -333,6 +333,13 @@ pub fn op_dsh_digest(#[string] algorithm: &str, #[buffer] data: &[u8]) -> Result
   Ok(digest::digest(hash_algorithm(algorithm)?, data))
 }
 
+/// `sha256:<hex>` of a text's UTF-8: a durable run's name for a call's arguments.
+#[op2]
+#[string]
+pub fn op_dsh_text_sha256(#[string] text: &str) -> String {
+  digest::sha256_label(text.as_bytes())
+}
+
 /// node:crypto's `createHmac(...).digest()`.
 #[op2]
 #[buffer]

@@ -59,6 +59,7 @@ deno_core::extension!(
     ops::op_dsh_keep_world,
     ops::op_dsh_snapshotting,
     ops::op_dsh_digest,
+    ops::op_dsh_text_sha256,
     ops::op_dsh_hmac,
     ops::op_dsh_hasher,
     ops::op_dsh_keyed_hasher,

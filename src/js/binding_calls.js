@@ -21,7 +21,7 @@ let last = null;
  * Counts the call as awaiting its answer and sends it, if there is room: its answer's promise, the
  * host's tagged text (`V<json>`, `E<json message>`); `undefined` when it must wait.
  */
-function trySend(namespaceIndex, nameIndex, json, forced) {
+const trySend = (function trySend(namespaceIndex, nameIndex, json, forced) {
   let bytes;
   try {
     bytes = op_dsh_binding_admit(json, forced);
@@ -34,10 +34,10 @@ function trySend(namespaceIndex, nameIndex, json, forced) {
   // Before the caller's reaction, in the same turn: each answer lets the calls waiting go on.
   ReflectApply(PromisePrototypeThen, answer, [sendWaiting, sendWaiting]);
   return answer;
-}
+});
 
 /** Sends the calls that wait, in order, while there is room. */
-function sendWaiting() {
+const sendWaiting = (function sendWaiting() {
   while (first !== null) {
     const call = first;
     const answer = trySend(call.namespaceIndex, call.nameIndex, call.json, false);
@@ -46,7 +46,7 @@ function sendWaiting() {
     if (first === null) last = null;
     call.resolve(answer);
   }
-}
+});
 
 /**
  * Sends a binding call (`namespaceIndex`, `nameIndex`, its arguments' JSON) now, or once the calls
@@ -54,7 +54,7 @@ function sendWaiting() {
  * is sent now whatever the bounds say (a durable run's last message, after `takeWaiting`). `tag`
  * is kept with a call that waits, for `takeWaiting`.
  */
-export function send(namespaceIndex, nameIndex, json, forced = false, tag = undefined) {
+export const send = (function send(namespaceIndex, nameIndex, json, forced = false, tag = undefined) {
   if (forced || first === null) {
     const answer = trySend(namespaceIndex, nameIndex, json, forced);
     if (answer !== undefined) return answer;
@@ -67,13 +67,13 @@ export function send(namespaceIndex, nameIndex, json, forced = false, tag = unde
   else last.next = call;
   last = call;
   return promise;
-}
+});
 
 /** Takes every call still waiting out of the queue, never to be sent: their tags, in order. */
-export function takeWaiting() {
+export const takeWaiting = (function takeWaiting() {
   const tags = { __proto__: null, length: 0 };
   for (let call = first; call !== null; call = call.next) tags[tags.length++] = call.tag;
   first = null;
   last = null;
   return tags;
-}
+});

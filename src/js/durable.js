@@ -15,7 +15,7 @@ import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance }
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { send as sendCall, takeWaiting } from 'ext:dsh/binding_calls.js';
 
-const { op_dsh_args_json, op_dsh_digest, op_void_async_deferred } = core.ops;
+const { op_dsh_args_json, op_dsh_text_sha256, op_void_async_deferred } = core.ops;
 const { createTimer, cancelTimer } = core;
 
 const ArrayPrototypePush = Array.prototype.push;
@@ -28,6 +28,7 @@ const MapPrototypeDelete = Map.prototype.delete;
 const MapPrototypeGet = Map.prototype.get;
 const MapPrototypeSet = Map.prototype.set;
 const MapPrototypeValues = Map.prototype.values;
+const MapPrototypeGetSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
 const MathFloor = Math.floor;
 const MathMax = Math.max;
 const MathRandom = Math.random;
@@ -58,37 +59,31 @@ const TIMEOUT_MAX = 2 ** 31 - 1;
 /** The durable run in this isolate, once `begin` has found one. */
 let run = null;
 
-export function isDurable() {
+export const isDurable = (function isDurable() {
   return run !== null;
-}
+});
 
-function describe(event) {
+const describe = (function describe(event) {
   if (event === undefined) return 'the end of the journal';
   switch (event.type) {
     case 'call': return `call ${event.id}, ${event.global}.${event.name} with arguments ${event.argsHash}`;
     case 'timer': return `timer ${event.id}`;
     default: return `${event.type} to call ${event.id}`;
   }
-}
+});
 
 /** Ends the run as an exception: the program no longer does what its journal recorded. */
-function diverge(expected, found) {
+const diverge = (function diverge(expected, found) {
   if (run.finished) return;
   run.finished = true;
   run.failWith(`the run diverged from its journal at event ${run.cursor}: expected ${describe(expected)}, found ${found}`);
-}
+});
 
 const hexByte = (byte) => ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, byte, [16]), [2, '0']);
 
-function hashOf(text) {
-  const digest = op_dsh_digest('sha256', core.encode(text));
-  let hex = '';
-  for (let i = 0; i < digest.length; i++) hex += hexByte(digest[i]);
-  return `sha256:${hex}`;
-}
 
 // sfc32 from the journal's 128-bit seed: small, fast, and the same on every machine.
-function randomSource(seedHex) {
+const randomSource = (function randomSource(seedHex) {
   let a = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [0, 8])}`) | 0;
   let b = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [8, 16])}`) | 0;
   let c = NumberCtor(`0x${ReflectApply(StringPrototypeSlice, seedHex, [16, 24])}`) | 0;
@@ -104,14 +99,14 @@ function randomSource(seedHex) {
   };
   for (let i = 0; i < 12; i++) next();
   return next;
-}
+});
 
 /**
  * Starts durable mode for this isolate's run, before the program: `config` is the host's
  * `{ seed, startTime, events, replayOnly, control, maxEvents }`; `failWith(message)` ends the run as an
  * exception with that message.
  */
-export function begin(config, failWith) {
+export const begin = (function begin(config, failWith) {
   run = {
     journal: config.events,
     cursor: 0,
@@ -125,6 +120,8 @@ export function begin(config, failWith) {
     random: randomSource(config.seed),
     recorded: [],
     calls: new MapCtor(),
+    /** Of `calls`, those that wait for the caller's resolution. */
+    suspendedCalls: 0,
     nextCallId: 1,
     timers: new MapCtor(),
     nextTimerId: 1,
@@ -143,20 +140,20 @@ export function begin(config, failWith) {
   if (run.journal.length === 0) goLive();
   // The program's first turn runs before any event, as it did live.
   else schedulePump(0);
-}
+});
 
 // ---- the clock and randomness ----
 
 /** Milliseconds since the run's start on the virtual clock. */
-export function elapsed() {
+export const elapsed = (function elapsed() {
   return run.now;
-}
+});
 
-function liveNow() {
+const liveNow = (function liveNow() {
   return run.liveOffset + (RealNow() - run.liveStart);
-}
+});
 
-function randomBytes(bytes) {
+const randomBytes = (function randomBytes(bytes) {
   for (let i = 0; i < bytes.length; i += 4) {
     let word = run.random();
     for (let j = 0; j < 4 && i + j < bytes.length; j++) {
@@ -164,9 +161,9 @@ function randomBytes(bytes) {
       word >>>= 8;
     }
   }
-}
+});
 
-function installWorld() {
+const installWorld = (function installWorld() {
   const VirtualDate = function Date(...args) {
     if (new.target === undefined) return ReflectApply(DatePrototypeToString, new DateCtor(run.startTime + run.now), []);
     return ReflectConstruct(DateCtor, args.length === 0 ? [run.startTime + run.now] : args, new.target);
@@ -291,7 +288,7 @@ function installWorld() {
     writable: true,
     configurable: true,
   });
-}
+});
 
 // ---- the host ----
 
@@ -299,17 +296,17 @@ function installWorld() {
  * Sends what was recorded since the last sync, with `extra`; resolves the host's tagged answer.
  * Messages reach the host in the order they were made, each after those waiting for room before it.
  */
-function sync(extra) {
+const sync = (function sync(extra) {
   const message = { events: run.recorded, ...extra };
   run.recorded = [];
   return sendCall(run.control, 0, op_dsh_args_json(message), false, message);
-}
+});
 
 /**
  * The run's last message, sent at once: the events of every message still waiting for room go
  * with it, in order, and their calls are never made, as a plain run's waiting calls are not.
  */
-function syncLast() {
+const syncLast = (function syncLast() {
   const events = [];
   const waiting = takeWaiting();
   for (let m = 0; m < waiting.length; m++) {
@@ -319,9 +316,9 @@ function syncLast() {
   for (let i = 0; i < run.recorded.length; i++) events[events.length] = run.recorded[i];
   run.recorded = [];
   return sendCall(run.control, 0, op_dsh_args_json({ events, done: true }), true);
-}
+});
 
-function record(event) {
+const record = (function record(event) {
   event.t = run.now;
   ReflectApply(ArrayPrototypePush, run.recorded, [event]);
   // Counted here too: events between two syncs (timers, say) must not pile up past the cap.
@@ -329,19 +326,19 @@ function record(event) {
     run.finished = true;
     run.failWith(`the durable journal passed its cap of ${run.maxEvents} events`);
   }
-}
+});
 
 const ignore = () => {};
 
 /** The run ends at once (`process.exit`): what was recorded is sent on its way first. */
-export function flushNow() {
+export const flushNow = (function flushNow() {
   if (run.finished) return;
   run.finished = true;
   ReflectApply(PromisePrototypeThen, syncLast(), [ignore, ignore]);
-}
+});
 
 /** Before the run ends by its program, what was recorded reaches the host. */
-export function flushThen(settle) {
+export const flushThen = (function flushThen(settle) {
   if (run.finished) return;
   if (run.cursor < run.journal.length) {
     diverge(run.journal[run.cursor], 'the end of the program');
@@ -349,14 +346,14 @@ export function flushThen(settle) {
   }
   run.finished = true;
   ReflectApply(PromisePrototypeThen, syncLast(), [settle, settle]);
-}
+});
 
 // ---- binding calls ----
 
 /** A binding call of the program: `makeError(message)` makes its rejection. */
-export function call(namespaceIndex, nameIndex, global, name, argsJson, makeError) {
+export const call = (function call(namespaceIndex, nameIndex, global, name, argsJson, makeError) {
   const id = run.nextCallId++;
-  const argsHash = hashOf(argsJson);
+  const argsHash = op_dsh_text_sha256(argsJson);
   let resolve;
   let reject;
   const promise = new PromiseCtor((yes, no) => {
@@ -384,9 +381,9 @@ export function call(namespaceIndex, nameIndex, global, name, argsJson, makeErro
   record({ type: 'call', id, global, name, argsHash });
   send(pending, false);
   return promise;
-}
+});
 
-function send(pending, resumed) {
+const send = (function send(pending, resumed) {
   const answer = sync({ call: [pending.id, pending.namespaceIndex, pending.nameIndex, pending.argsJson, resumed] });
   // The host's envelope (`V{ v | e | s }`), or a rejection of the call itself (`E"message"`: a bound
   // on calls in flight), or the op's failure.
@@ -397,22 +394,35 @@ function send(pending, resumed) {
     },
     (error) => arrived(pending, { e: `${error?.message ?? error}` }),
   ]);
-}
+});
 
 /** The host's answer to a live call, taken when the program next has nothing else to run. */
-function arrived(pending, envelope) {
+const arrived = (function arrived(pending, envelope) {
   if (run.finished) return;
   if ('s' in envelope) {
-    pending.suspended = true;
+    markSuspended(pending);
     record({ type: 'suspended', id: pending.id, args: JSONParse(pending.argsJson), payload: envelope.s });
   } else {
     ReflectApply(ArrayPrototypePush, run.arrivals, [{ pending, envelope, at: liveNow() }]);
   }
   schedulePump(0);
-}
+});
 
-function deliver(pending, envelope) {
+/** A call that waits for the caller's resolution (a replay may say so of it twice). */
+const markSuspended = (function markSuspended(pending) {
+  if (pending.suspended) return;
+  pending.suspended = true;
+  run.suspendedCalls++;
+});
+
+/** A call that no longer waits for anything. */
+const forget = (function forget(pending) {
   ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
+  if (pending.suspended) run.suspendedCalls--;
+});
+
+const deliver = (function deliver(pending, envelope) {
+  forget(pending);
   if ('e' in envelope) {
     record({ type: 'rejection', id: pending.id, message: envelope.e });
     pending.reject(pending.makeError(envelope.e));
@@ -420,11 +430,11 @@ function deliver(pending, envelope) {
     record({ type: 'answer', id: pending.id, value: envelope.v });
     pending.resolve(envelope.v);
   }
-}
+});
 
 // ---- timers ----
 
-export function schedule(callback, delay, args, repeat, immediate) {
+export const schedule = (function schedule(callback, delay, args, repeat, immediate) {
   let ms = NumberCtor(delay);
   if (immediate) ms = 0;
   else if (!(ms >= 1 && ms <= TIMEOUT_MAX)) ms = 1;
@@ -432,21 +442,21 @@ export function schedule(callback, delay, args, repeat, immediate) {
   ReflectApply(MapPrototypeSet, run.timers, [id, { id, callback, args, repeat, delay: ms, due: run.now + ms, sequence: run.timerSequence++ }]);
   if (run.live) schedulePump(0);
   return id;
-}
+});
 
-export function unschedule(id) {
+export const unschedule = (function unschedule(id) {
   ReflectApply(MapPrototypeDelete, run.timers, [id]);
-}
+});
 
-function earliestTimer() {
+const earliestTimer = (function earliestTimer() {
   let earliest;
   for (const timer of ReflectApply(MapPrototypeValues, run.timers, [])) {
     if (earliest === undefined || timer.due < earliest.due || (timer.due === earliest.due && timer.sequence < earliest.sequence)) earliest = timer;
   }
   return earliest;
-}
+});
 
-function fire(timer, live) {
+const fire = (function fire(timer, live) {
   if (live) record({ type: 'timer', id: timer.id });
   if (timer.repeat) {
     timer.due = run.now + timer.delay;
@@ -459,21 +469,21 @@ function fire(timer, live) {
   } catch (error) {
     reportTimerError(error);
   }
-}
+});
 
 // ---- the pump: one event per turn ----
 
 let reportTimerError = null;
 
 /** How an error thrown by a timer's callback ends the run (world.js's). */
-export function onTimerError(report) {
+export const onTimerError = (function onTimerError(report) {
   reportTimerError = report;
-}
+});
 
 // The pump runs in a turn of its own: at once as a deferred op's completion, which the event loop
 // delivers only after the program's microtasks (a zero-delay timer waits for the clock's next
 // millisecond), or as a timer when it waits for one.
-function schedulePump(delay) {
+const schedulePump = (function schedulePump(delay) {
   if (run.finished) return;
   if (delay === 0) {
     if (run.pumpSoon) return;
@@ -494,21 +504,21 @@ function schedulePump(delay) {
   }
   run.pumpAt = at;
   run.pump = createTimer(pump, delay, undefined, false, true);
-}
+});
 
-function pumpSoon() {
+const pumpSoon = (function pumpSoon() {
   run.pumpSoon = false;
   pump();
-}
+});
 
-function afterReplayStep() {
+const afterReplayStep = (function afterReplayStep() {
   run.idleTurns = 0;
   // The next event, or the end of the journal, is the pump's to take; a call the program's to
   // make (the pump then counts the turns it waits).
   schedulePump(0);
-}
+});
 
-function pump() {
+const pump = (function pump() {
   run.pump = null;
   run.pumpAt = Infinity;
   if (run.finished) return;
@@ -517,9 +527,9 @@ function pump() {
     return;
   }
   liveStep();
-}
+});
 
-function replayStep() {
+const replayStep = (function replayStep() {
   const event = run.journal[run.cursor];
   if (event === undefined) {
     goLive();
@@ -558,17 +568,17 @@ function replayStep() {
   run.cursor++;
   run.now = MathMax(run.now, event.t);
   if (event.type === 'suspended') {
-    pending.suspended = true;
+    markSuspended(pending);
   } else {
-    ReflectApply(MapPrototypeDelete, run.calls, [pending.id]);
+    forget(pending);
     if (event.type === 'answer') pending.resolve(event.value);
     else pending.reject(pending.makeError(event.message));
   }
   afterReplayStep();
-}
+});
 
 /** The journal is spent: from here on, events are live. */
-function goLive() {
+const goLive = (function goLive() {
   run.live = true;
   run.liveOffset = run.now;
   run.liveStart = RealNow();
@@ -580,14 +590,15 @@ function goLive() {
     for (const pending of ReflectApply(MapPrototypeValues, run.calls, [])) {
       if (pending.suspended) {
         pending.suspended = false;
+        run.suspendedCalls--;
         send(pending, true);
       }
     }
   }
   schedulePump(0);
-}
+});
 
-function liveStep() {
+const liveStep = (function liveStep() {
   const timer = earliestTimer();
   const arrival = run.arrivals[0];
   // A replay has nothing but the journal: once it is spent, no timer waits for its time.
@@ -596,7 +607,10 @@ function liveStep() {
     ReflectApply(ArrayPrototypeShift, run.arrivals, []);
     run.now = MathMax(run.now, arrival.at);
     deliver(arrival.pending, arrival.envelope);
-    schedulePump(0);
+    // A turn of its own only when the next step may have something to do: an arrival, a timer
+    // (each schedules the pump as it comes), or a suspension to decide once the program has run.
+    if (run.arrivals.length > 0 || run.suspendedCalls > 0 || run.replayOnly
+      || ReflectApply(MapPrototypeGetSize, run.timers, []) > 0) schedulePump(0);
     return;
   }
   if (timer !== undefined && timer.due <= now) {
@@ -609,12 +623,8 @@ function liveStep() {
     schedulePump(0);
     return;
   }
-  let waiting = false;
-  let suspended = false;
-  for (const pending of ReflectApply(MapPrototypeValues, run.calls, [])) {
-    if (pending.suspended) suspended = true;
-    else waiting = true;
-  }
+  const suspended = run.suspendedCalls > 0;
+  const waiting = ReflectApply(MapPrototypeGetSize, run.calls, []) > run.suspendedCalls;
   if (timer !== undefined) {
     schedulePump(MathMax(0, timer.due - now));
   } else if (run.replayOnly && waiting) {
@@ -624,4 +634,4 @@ function liveStep() {
     run.finished = true;
     ReflectApply(PromisePrototypeThen, sync({ suspend: true }), [ignore, ignore]);
   }
-}
+});

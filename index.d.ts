@@ -74,7 +74,7 @@ export interface DurableJournal {
 }
 
 export interface DurableOptions {
-  /** Signs the journal with HMAC-SHA-256 (at least 16 characters or bytes); a journal given back must carry the same signature. */
+  /** Signs the journal with HMAC-SHA-256 (at least 32 bytes, a string as UTF-8); a journal given back must carry the same signature. */
   secret?: string | Uint8Array
   /** Any JSON (tenant, user, policy): the journal is bound to it. */
   scope?: unknown
@@ -109,7 +109,11 @@ export type DurableOutcome =
  * happen. Typed as a JSON value so that a binding may return it; the program never sees it.
  */
 export declare function suspend(payload?: CodeJsonValue): CodeJsonValue
-/** Inside a binding that `resume` calls again: the call's id, its payload and the caller's resolution. */
+/**
+ * Inside a binding that `resume` calls again, and whatever that call awaits: the call's id, its
+ * payload and the caller's resolution. `undefined` in every other binding invocation, including
+ * those of any run the resumed binding starts.
+ */
 export declare function resumption(): { id: number; runId: string; payload: CodeJsonValue; resolution: CodeJsonValue } | undefined
 
 /** `ctx.codeRuntime`, backed by one V8 isolate per run. */

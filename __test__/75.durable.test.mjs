@@ -466,3 +466,37 @@ return [all.reduce((sum, x) => sum + x, 0), approved]`
   assert.deepStrictEqual(again.result, done.result)
   assert.deepStrictEqual(calls, ['approve', 'approve'])
 })
+
+test('a journal past maxBytes is refused while it is read, with no copy of it', async () => {
+  // In a process of its own, so that its peak resident memory is this refusal's.
+  const script = `
+import { Context } from '@deepseek-ai/cordis'
+import V8CodeRuntime from 'dsh-code-runtime-v8'
+const ctx = new Context()
+await ctx.plugin(V8CodeRuntime, {})
+const bindings = [{ global: 'tools', functions: { echo: async (x) => x } }]
+const request = { program: 'return await tools.echo(1)', bindings }
+const options = { secret: 'a server-side secret of 32 bytes or more' }
+const { journal } = await ctx.codeRuntime.runDurable(request, options)
+const huge = { ...journal, events: [{ t: 0, type: 'answer', id: 1, value: 'x'.repeat(50 << 20) }] }
+const many = { ...journal, events: Array.from({ length: 5000 }, (_, i) => ({ t: 0, type: 'answer', id: i + 1, value: 'y'.repeat(10 << 10) })) }
+const before = process.memoryUsage().rss
+const messages = []
+for (const given of [huge, many]) {
+  await ctx.codeRuntime.replay(request, given, options).catch((error) => messages.push(error.message))
+}
+const peak = process.resourceUsage().maxRSS * 1024
+console.log(JSON.stringify({ messages, aboveMiB: Math.round((peak - before) / (1 << 20)) }))
+await ctx.registry.delete(V8CodeRuntime)
+`
+  const { execFileSync } = await import('node:child_process')
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: new URL('..', import.meta.url), encoding: 'utf8' })
+  const { messages, aboveMiB } = JSON.parse(out.trim().split('\n').at(-1))
+  assert.deepStrictEqual(messages, [
+    'dsh-code-runtime-v8: journal refused: its events pass 16777216 bytes',
+    'dsh-code-runtime-v8: journal refused: its events pass 16777216 bytes',
+  ])
+  // The journals hold 50 MiB each; refusing one may cost at most twice that (what is read before the
+  // cap, 16 MiB, and the garbage of reading it).
+  assert.ok(aboveMiB <= 100, `the refusals peaked ${aboveMiB} MiB above the journals`)
+})

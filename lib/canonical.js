@@ -24,15 +24,19 @@ function scalarText(value) {
 
 /**
  * Writes `value`'s canonical JSON to `sink(piece)` in order. Stops early, returning false, once
- * `sink` returns false; returns true when all of it was written. Throws a TypeError for a value
- * JSON cannot carry (undefined, a function, a symbol, a bigint).
+ * `sink` returns false, or before a string would take the text past `maxUnits` characters (so that
+ * a long string past a budget is never copied); returns true when all of it was written. Throws a
+ * TypeError for a value JSON cannot carry (undefined, a function, a symbol, a bigint).
  */
-export function writeCanonical(value, sink) {
+export function writeCanonical(value, sink, maxUnits = Infinity) {
   let out = ''
+  let units = 0
+  const fits = (scalar) => typeof scalar !== 'string' || units + out.length + scalar.length + 2 <= maxUnits
   const emit = (text) => {
     out += text
     if (out.length < PIECE) return true
     const piece = out
+    units += piece.length
     out = ''
     return sink(piece) !== false
   }
@@ -49,7 +53,7 @@ export function writeCanonical(value, sink) {
     return emit('{')
   }
   if (!isObject(value)) {
-    if (!emit(scalarText(value))) return false
+    if (!fits(value) || !emit(scalarText(value))) return false
   } else if (!enter(value)) {
     return false
   }
@@ -73,7 +77,7 @@ export function writeCanonical(value, sink) {
       if (!emit(prefix)) return false
       stack.push(frame)
       if (!enter(child)) return false
-    } else if (!emit(prefix + scalarText(child))) {
+    } else if (!fits(child) || !emit(prefix + scalarText(child))) {
       return false
     }
   }
@@ -84,12 +88,13 @@ export function writeCanonical(value, sink) {
 export function canonicalText(value, maxBytes = Infinity) {
   const pieces = []
   let bytes = 0
+  // A text's UTF-8 bytes are at least its UTF-16 units: a string too long is refused uncopied.
   const whole = writeCanonical(value, (piece) => {
     bytes += Buffer.byteLength(piece)
     if (bytes > maxBytes) return false
     pieces.push(piece)
     return true
-  })
+  }, maxBytes)
   return whole ? pieces.join('') : undefined
 }
 

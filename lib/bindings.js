@@ -56,14 +56,17 @@ export function resumption() {
   return resumed.getStore()
 }
 
-/** What a failed host call tells the program: an Error's message, anything else as text. */
-function describeFailure(error) {
+/** A thrown value as text: an Error's message, anything else as text; `fallback` if neither renders. */
+export function describeThrown(error, fallback) {
   try {
     return error instanceof Error || types.isNativeError(error) ? String(error.message) : String(error)
   } catch {
-    return 'binding failed with an unrenderable value'
+    return fallback
   }
 }
+
+/** What a failed host call tells the program. */
+const describeFailure = (error) => describeThrown(error, 'binding failed with an unrenderable value')
 
 const failure = (message) => 'E' + JSON.stringify(message)
 

@@ -84,7 +84,7 @@ export function writeCanonical(value, sink, maxUnits = Infinity) {
   return out === '' || sink(out) !== false
 }
 
-/** `value`'s canonical JSON text, or undefined once it passes `maxBytes` bytes of UTF-8. */
+/** `value`'s canonical JSON `{ text, bytes }` (its UTF-8 bytes), or undefined once it passes `maxBytes` bytes. */
 export function canonicalText(value, maxBytes = Infinity) {
   const pieces = []
   let bytes = 0
@@ -95,7 +95,7 @@ export function canonicalText(value, maxBytes = Infinity) {
     pieces.push(piece)
     return true
   }, maxBytes)
-  return whole ? pieces.join('') : undefined
+  return whole ? { text: pieces.join(''), bytes } : undefined
 }
 
 /** The UTF-8 bytes of `value`'s JSON text, which canonical order does not change. */

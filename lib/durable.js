@@ -6,7 +6,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { PREFIX } from './config.js'
-import { invokeBinding, resumption } from './bindings.js'
+import { describeThrown, invokeBinding, resumption } from './bindings.js'
 import { canonicalText, jsonBytes, updateCanonical } from './canonical.js'
 import { losslessJsonText } from './lossless.js'
 
@@ -79,7 +79,7 @@ function checkOptions(options = {}) {
     const { secret, scope, seed, maxEvents = DEFAULT_MAX_EVENTS, maxBytes = DEFAULT_MAX_BYTES } = options
     read = { secret, scope, seed, maxEvents, maxBytes }
   } catch (error) {
-    throw misuse(`durable options could not be read: ${describe(error)}`)
+    throw misuse(`durable options could not be read: ${describeThrown(error, 'an unrenderable value')}`)
   }
   const { secret, scope, seed, maxEvents, maxBytes } = read
   if (secret !== undefined && !((typeof secret === 'string' || secret instanceof Uint8Array) && secretBytes(secret) >= MIN_SECRET_BYTES)) {
@@ -92,15 +92,6 @@ function checkOptions(options = {}) {
   }
   const scopeHash = scope === undefined ? null : `sha256:${updateCanonical(createHash('sha256'), scope).digest('hex')}`
   return { secret, seed, scopeHash, maxEvents, maxBytes }
-}
-
-/** A thrown value as text, whatever it is. */
-function describe(error) {
-  try {
-    return error instanceof Error ? String(error.message) : String(error)
-  } catch {
-    return 'an unrenderable value'
-  }
 }
 
 function checkEvent(event, index, previousTime) {
@@ -166,13 +157,14 @@ function checkJournal(given, request, checked) {
   if ((header.scopeHash ?? null) !== checked.scopeHash) throw refused('its scope does not match')
   if (!Array.isArray(events)) throw refused('it has no events')
   if (events.length > checked.maxEvents) throw refused(`it has more than ${checked.maxEvents} events`)
-  let eventsText
+  let measured
   try {
-    eventsText = canonicalText(events, checked.maxBytes)
+    measured = canonicalText(events, checked.maxBytes)
   } catch {
     throw refused('its events cannot be read')
   }
-  if (eventsText === undefined) throw refused(`its events pass ${checked.maxBytes} bytes`)
+  if (measured === undefined) throw refused(`its events pass ${checked.maxBytes} bytes`)
+  const { text: eventsText, bytes: eventBytes } = measured
   if (checked.secret !== undefined) {
     let expected
     try {
@@ -198,7 +190,7 @@ function checkJournal(given, request, checked) {
     checkEvent(event, index, previousTime)
     previousTime = event.t
   })
-  return { journal: { ...header, events: read }, eventsText, eventBytes: Buffer.byteLength(eventsText) }
+  return { journal: { ...header, events: read }, eventsText, eventBytes }
 }
 
 /** The calls a journal leaves waiting for a resolution: `{ id, global, name, args, payload }`. */
@@ -357,7 +349,7 @@ export function checkResolutions(journal, resolutions) {
     // Read once: a getter or a proxy's trap runs here, and what it gave is what is checked.
     if (!isArray) entries = Object.entries(resolutions)
   } catch (error) {
-    throw misuse(`resolutions could not be read: ${describe(error)}`)
+    throw misuse(`resolutions could not be read: ${describeThrown(error, 'an unrenderable value')}`)
   }
   if (isArray) throw notAnObject()
   if (journal.completed || pending.size === 0) throw misuse('the journal has no pending calls to resume')

@@ -110,6 +110,7 @@ const NARRATIVE = [
   /\b(?:this|last|next|previous|earlier|later|that)\s+sessions?\b/i,
   /\bsession's\s+(?:first|last|start|end|changes?|builds?|fixes|run)\b/i,
   /\b(?:this|previous)\s+round\b|\b(?:this|last|next|previous)\s+wave\b/i,
+  new RegExp(`\\bthe\\s+(?!first\\b)${ORDINAL}\\s+round(?:'s|s)?\\b`, 'i'),
 ]
 
 /** The files whose text the rule covers: the documentation, and the source with its comments. */
@@ -146,6 +147,8 @@ test('the checks can fail', () => {
   assert.ok(NARRATIVE.some((pattern) => pattern.test('measured in the twenty' + '-second sess' + 'ion')))
   assert.ok(NARRATIVE.some((pattern) => pattern.test('as this sess' + 'ion found')))
   assert.ok(NARRATIVE.some((pattern) => pattern.test("this rou" + "nd's fixes")))
+  assert.ok(NARRATIVE.some((pattern) => pattern.test("Where the twenty" + "-first rou" + "nd's web.js reads a value")))
+  assert.ok(NARRATIVE.some((pattern) => pattern.test('Where the twenty' + '-eighth rou' + 'nd reads a list')))
   assert.ok(!NARRATIVE.some((pattern) => pattern.test('the first round warms up both sides')))
   assert.ok(!NARRATIVE.some((pattern) => pattern.test('`gapMs` after the last round: how long the pool sat idle')))
   assert.ok(!NARRATIVE.some((pattern) => pattern.test('"@deepseek-ai/dsh-session": "^0.1.0-rc.8"')))

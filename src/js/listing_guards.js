@@ -14,6 +14,7 @@
 import { core } from 'ext:core/mod.js';
 import { createDataProperty, isObject } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
+import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 
 const {
   op_dsh_listing_kind: listingKind,
@@ -22,6 +23,8 @@ const {
 } = core.ops;
 const ArrayIsArray = Array.isArray;
 const ArrayPrototype = Array.prototype;
+const ArrayPrototypeIndexOf = Array.prototype.indexOf;
+const ArrayPrototypeSplice = Array.prototype.splice;
 const ObjectCtor = Object;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
@@ -32,7 +35,9 @@ const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 const ReflectApply = Reflect.apply;
 const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
+const ReflectGet = Reflect.get;
 const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
+const ProxyCtor = Proxy;
 const ReflectOwnKeys = Reflect.ownKeys;
 const SetCtor = Set;
 const SetPrototypeAdd = Set.prototype.add;
@@ -263,8 +268,14 @@ function segmentsOf(object) {
   return segments;
 }
 
-/** `for (key in value)`'s keys, as an iterable. */
-export function forInKeys(value) {
+/** `for (key in value)`'s keys, as an iterable; each passed through `spreadable` with `shape`
+ * when the loop's left side destructures it with an object rest. */
+export function forInKeys(value, shape) {
+  const keys = forInKeysOf(value);
+  return shape === undefined ? keys : new MirroredValues(keys, keys[SymbolIterator], shape, -1);
+}
+
+function forInKeysOf(value) {
   const holds = chainHolds(value);
   if (holds === NOTHING_LONG) return liveKeys(value);
   const object = ObjectCtor(value);
@@ -272,9 +283,70 @@ export function forInKeys(value) {
   return new ForInKeys(object, segmentsOf(object));
 }
 
-/** `value`, unless it is a long string, array or typed array (which a spread or rest would copy in
- * one step that cannot be stopped). */
-export function spreadable(value) {
+/** `value`, as the pattern of `shape` (src/program/listing_guards.rs) may destructure it: refused
+ * where an object rest would copy a long string, array or typed array in one step that cannot be
+ * stopped, and mirrored where the pattern holds object rests further in. Without a shape, `value`
+ * is a spread's source or an object rest's, checked. */
+export function spreadable(value, shape, message) {
+  if ((value === null || value === undefined) && message !== undefined) {
+    throw new TypeErrorCtor(destructureError(message, value));
+  }
+  if (shape === undefined || shape === 1) return checked(value);
+  if (value === null || value === undefined) return value;
+  const text = message === undefined || typeof message[2] !== 'string' ? null : message[2];
+  return shape[0] === OBJECT_PATTERN ? objectMirror(value, shape, text) : iterableMirror(value, shape, message);
+}
+
+/** `value` as the pattern of `shape` takes it inside a mirrored one: V8's messages for a value an
+ * array pattern cannot iterate there name the outermost value's expression (`text`) under an
+ * object pattern's property, the value itself elsewhere. */
+function spreadableWithin(value, shape, text) {
+  if (shape === 1) return checked(value);
+  if (shape[0] === OBJECT_PATTERN) return value === null || value === undefined ? value : objectMirror(value, shape, text);
+  if (value === null || value === undefined) {
+    if (text === null) throw new TypeErrorCtor(destructureError(VALUE_NOT_ITERABLE_MESSAGE, value));
+    throw new TypeErrorCtor(`Cannot destructure property 'Symbol(Symbol.iterator)' of '${text}' as it is ${value}.`);
+  }
+  return iterableMirror(value, shape, text === null ? VALUE_NOT_ITERABLE_MESSAGE : [VALUE_NOT_ITERABLE_NAMED, null, text], null);
+}
+
+// The forms of V8's messages for a value a pattern or a for-of cannot take, as
+// src/program/call_site.rs gives them: [form, key, text].
+const DESTRUCTURE = 0;
+const READING = 1;
+const NOT_ITERABLE = 2;
+const CALL_NOT_ITERABLE = 3;
+const VALUE_NOT_ITERABLE_MESSAGE = [4];
+// `text is not iterable (cannot read property Symbol(Symbol.iterator))`, under an object pattern.
+const VALUE_NOT_ITERABLE_NAMED = 5;
+
+/** V8's message for `value`, which the pattern or loop `message` describes cannot take (without a
+ * text, V8 names the value by its type). */
+function destructureError(message, value) {
+  const form = message[0];
+  const key = message[1];
+  const text = message[2] === undefined || message[2] === null ? valueNamed(value) : message[2];
+  if (form === DESTRUCTURE) {
+    return key === null ? `Cannot destructure '${text}' as it is ${value}.` : `Cannot destructure property '${key}' of '${text}' as it is ${value}.`;
+  }
+  if (form === READING) return `Cannot read properties of ${value} (reading '${key}')`;
+  if (form === NOT_ITERABLE) return `${text} is not iterable`;
+  if (form === CALL_NOT_ITERABLE) return `${text} is not a function or its return value is not iterable`;
+  if (form === VALUE_NOT_ITERABLE_NAMED) return `${text} is not iterable (cannot read property Symbol(Symbol.iterator))`;
+  return `${valueNamed(value)} is not iterable (cannot read property Symbol(Symbol.iterator))`;
+}
+
+/** A value as V8 names it where no expression does: its type, and a primitive's value. */
+function valueNamed(value) {
+  if (value === undefined) return 'undefined';
+  if (value === null) return 'object null';
+  const type = typeof value;
+  if (type === 'string') return `string "${value}"`;
+  if (type === 'number' || type === 'boolean') return `${type} ${value}`;
+  return type;
+}
+
+function checked(value) {
   const kind = listingKind(value);
   if (kind === PROXY) refuseProxyOfLong(value);
   // Asked first: every spread comes here, and most sources are short.
@@ -285,22 +357,68 @@ export function spreadable(value) {
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
 }
 
-/** For `for (const { a, ...rest } of iterable)`: the values of `iterable`, each refused as
- * `spreadable` refuses it. Iterated as V8 iterates a for-of's iterable (its method once, its
- * `next` once, its `return` when the loop ends early). */
-export function spreadableEach(iterable) {
-  return new SpreadableValues(iterable);
+// The kinds of pattern a shape mirrors, and where its children's shapes begin.
+const OBJECT_PATTERN = 0;
+const OWN_REST = 1;
+const CHILDREN = 2;
+
+/** An object pattern's value, as a proxy whose `get` passes the value of the pattern's property at
+ * each position through `spreadable` with that property's shape. V8's destructuring reads each of
+ * the pattern's properties once, in order, before its rest copies the rest: the Nth read is the Nth
+ * property's. Everything else reaches `value` as V8 would reach it (getters see `value`). */
+function objectMirror(value, shape, text) {
+  if (shape[OWN_REST] === 1) checked(value);
+  let position = CHILDREN;
+  return new ProxyCtor(ObjectCtor(value), {
+    __proto__: null,
+    get(target, key) {
+      const read = ReflectGet(target, key, value);
+      const child = shape[position++];
+      return child === undefined || child === 0 ? read : spreadableWithin(read, child, text);
+    },
+  });
 }
 
-function SpreadableValues(iterable) {
+/** An array pattern's value, as an iterable whose iterator passes each element through
+ * `spreadable` with the shape of the pattern at its position. `value`'s own iterator is called as
+ * V8 would call it (its method once, its `next` once, `return` when the pattern ends early). A
+ * value with no iterator method is left to V8 to refuse. */
+function iterableMirror(value, shape, message) {
+  const method = value[SymbolIterator];
+  if (typeof method !== 'function') {
+    if (message !== undefined) throw new TypeErrorCtor(destructureError(message, value));
+    return value;
+  }
+  return {
+    __proto__: null,
+    [SymbolIterator]: () => new MirroredValues(value, method, shape, CHILDREN),
+  };
+}
+
+/** For `for (const { a, ...rest } of iterable)`: the values of `iterable`, each passed through
+ * `spreadable` with the head's shape. Iterated as V8 iterates a for-of's iterable (its method
+ * once, its `next` once, its `return` when the loop ends early). */
+// What V8 names a for-of's value by in its messages.
+const FOR_OF = '.for';
+const FOR_OF_NOT_ITERABLE = [NOT_ITERABLE, null, FOR_OF];
+
+export function spreadableEach(iterable, shape, message) {
   const method = iterable === null || iterable === undefined ? undefined : iterable[SymbolIterator];
-  if (typeof method !== 'function') throw new TypeErrorCtor('the value a for-of loop iterates is not iterable');
+  if (typeof method !== 'function') throw new TypeErrorCtor(destructureError(message, iterable));
+  return new MirroredValues(iterable, method, shape, -1);
+}
+
+/** The values of `iterable`'s iterator, each passed through `spreadable` with the shape at its
+ * position in `shapes` (counted from `position`), or with `shapes` itself when `position` is -1. */
+function MirroredValues(iterable, method, shapes, position) {
   const iterator = ReflectApply(method, iterable, []);
   if (!isObject(iterator)) throw new TypeErrorCtor(`Result of the Symbol.iterator method is not an object`);
   this.iterator = iterator;
   this.nextMethod = iterator.next;
+  this.shapes = shapes;
+  this.position = position;
 }
-SpreadableValues.prototype = {
+MirroredValues.prototype = {
   __proto__: null,
   [SymbolIterator]() {
     return this;
@@ -308,8 +426,15 @@ SpreadableValues.prototype = {
   next() {
     const result = ReflectApply(this.nextMethod, this.iterator, []);
     if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
-    if (result.done) return result;
-    return { value: spreadable(result.value), done: false };
+    if (result.done) return { value: undefined, done: true };
+    const value = result.value;
+    if (this.position === -1) {
+      const shape = this.shapes;
+      const head = shape !== 1 && shape[0] !== OBJECT_PATTERN ? spreadable(value, shape, FOR_OF_NOT_ITERABLE) : spreadableWithin(value, shape, FOR_OF);
+      return { value: head, done: false };
+    }
+    const shape = this.shapes[this.position++];
+    return { value: shape === undefined || shape === 0 ? value : spreadableWithin(value, shape, null), done: false };
   },
   return(value) {
     const method = this.iterator.return;
@@ -320,11 +445,11 @@ SpreadableValues.prototype = {
 
 // A function with an object rest among its parameters (`({ id, ...rest }) => rest`) takes its
 // parameters from that one on as the properties of an object pattern over a rest parameter,
-// `(...{ [parameterKey(1, 0)]: { id, ...rest } })`: the key's getter, on Array.prototype where
-// the lookup on a rest parameter's array ends, hands the pattern each argument, checked by
-// `spreadable` where a rest will copy it. No code of the program runs between the key and its
-// getter. The flags are src/program/listing_guards.rs's.
-const CHECKED = 1;
+// `(...{ [parameterKey(2, 0, void 0, 1)]: { id, ...rest } })`: the key's getter, on
+// Array.prototype where the lookup on a rest parameter's array ends, hands the pattern each
+// argument, passed through `spreadable` with the pattern's shape where it has an object rest. No
+// code of the program runs between the key and its getter. The flags are
+// src/program/listing_guards.rs's.
 const FROM_ARGUMENTS = 2;
 const REST = 4;
 const PENDING = 8;
@@ -332,13 +457,18 @@ const PARAMETER = SymbolCtor('dsh parameter');
 let pendingFlags = 0;
 let pendingAt = 0;
 let pendingValue;
+let pendingShape;
+let pendingMessage;
 
 /** The key whose getter reads the next parameter: argument `at` of the rest parameter's array
- * (FROM_ARGUMENTS), the arguments from `at` on (REST), or `value`. */
-export function parameterKey(flags, at, value) {
+ * (FROM_ARGUMENTS), the arguments from `at` on (REST), or `value`; passed through `spreadable`
+ * with `shape` when there is one. */
+export function parameterKey(flags, at, value, shape, message) {
   pendingFlags = flags | PENDING;
   pendingAt = at;
   pendingValue = value;
+  pendingShape = shape;
+  pendingMessage = message;
   return PARAMETER;
 }
 
@@ -347,15 +477,48 @@ ObjectDefineProperty(ArrayPrototype, PARAMETER, {
   get: function parameter() {
     const flags = pendingFlags;
     const value = pendingValue;
+    const shape = pendingShape;
+    const message = pendingMessage;
     pendingFlags = 0;
     pendingValue = undefined;
+    pendingShape = undefined;
+    pendingMessage = undefined;
     if (!(flags & PENDING) || !ArrayIsArray(this)) return undefined;
     if (flags & REST) return argumentsFrom(this, pendingAt);
     const read = !(flags & FROM_ARGUMENTS) ? value : hasOwn(this, pendingAt) ? this[pendingAt] : undefined;
-    return flags & CHECKED ? spreadable(read) : read;
+    return shape === undefined ? read : spreadable(read, shape, message);
   },
   enumerable: false,
   configurable: false,
+});
+
+// The listings of own keys leave the parameter key out, so that Array.prototype's keys read as in
+// Node. It stays Array.prototype's own, and not configurable: the lookup on a rest parameter's
+// array finds it there before any prototype a program gives Array.prototype, and no program can
+// put a getter of its own in its place.
+function withoutParameter(keys) {
+  const at = ReflectApply(ArrayPrototypeIndexOf, keys, [PARAMETER]);
+  if (at !== -1) ReflectApply(ArrayPrototypeSplice, keys, [at, 1]);
+  return keys;
+}
+/** Whether a listing of `target`'s own keys may hold the parameter key. */
+const mayList = (target) => target === ArrayPrototype || listingKind(target) === PROXY;
+function hideParameter(namespace, key, leaveOut) {
+  const native = namespace[key];
+  const wrapper = {
+    [key](target) {
+      const listed = ReflectApply(native, this, arguments);
+      return mayList(target) ? leaveOut(listed) : listed;
+    },
+  }[key];
+  ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: native.length, configurable: true });
+  ObjectDefineProperty(namespace, key, { __proto__: null, value: presentAsBuiltin(wrapper, native), writable: true, enumerable: false, configurable: true });
+}
+hideParameter(Reflect, 'ownKeys', withoutParameter);
+hideParameter(ObjectCtor, 'getOwnPropertySymbols', withoutParameter);
+hideParameter(ObjectCtor, 'getOwnPropertyDescriptors', (descriptors) => {
+  delete descriptors[PARAMETER];
+  return descriptors;
 });
 
 /** A new array of `args` from `from` on, made without the program's setters on Array.prototype. */

@@ -32,14 +32,15 @@ use std::collections::HashSet;
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl, ClassExpr,
+  ArrayPat, ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl, ClassExpr,
   ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead, ForInStmt,
   ForOfStmt, ForStmt, Function, Ident, MethodKind, NewExpr, ObjectPat, ObjectPatProp, ParamOrTsParamProp,
-  Pat, PrivateMethod, PropOrSpread, SetterProp, VarDeclarator, WhileStmt,
+  Pat, PrivateMethod, PropOrSpread, SetterProp, TryStmt, VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
 
+use crate::program::call_site::{Source, array_message, destructure_message, for_of_message, object_message};
 use crate::program::own_text::Change;
 
 /// Parsed as the body of an async function, as the eraser parses it, so top-level `return` and
@@ -63,6 +64,9 @@ pub struct GuardNames {
   pub argument: String,
   /// Called first in every loop's body.
   pub poll: String,
+  /// The value a try block throws, passed to the spread guard before a catch clause with an object
+  /// rest destructures it.
+  pub thrown: String,
   /// Takes the length a one-argument `new Array` or `Array` call is given.
   pub array_length: String,
 }
@@ -187,6 +191,7 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
     parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
     argument: unused_prefix(&format!("{NAME_PREFIX}argument"), &used),
     poll: unused_name(&format!("{NAME_PREFIX}poll"), &used),
+    thrown: unused_name(&format!("{NAME_PREFIX}thrown"), &used),
     array_length: unused_name(&format!("{NAME_PREFIX}arrayLength"), &used),
   };
   let mut edits = finder.edits;
@@ -214,9 +219,9 @@ pub fn lists_keys(code: &str) -> bool {
 }
 
 /// Why a program with an object rest the rewrite cannot reach is refused.
-const UNGUARDED_REST: &str = "an object rest pattern inside another pattern, in a catch clause, in a setter's parameter or in \
-  the head of a for-in or for-await loop is not supported here: V8 would copy its source in one step that cannot be \
-  stopped (destructure the value in a statement of its own)";
+const UNGUARDED_REST: &str = "an object rest pattern in a setter's parameter, in the head of a for-await loop or inside an \
+  array pattern's rest element is not supported here: V8 would copy its source in one step that cannot be stopped \
+  (destructure the value in a statement of its own)";
 
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
   let mut name = wanted.to_owned();
@@ -245,12 +250,24 @@ enum Edit {
     /// A left side that is the bare name `async`, put in parentheses: `for (async of` cannot start
     /// a for-of.
     bare_async: Option<Span>,
+    /// The shape of a left side with an object rest, which destructures each key.
+    shape: Option<String>,
   },
-  /// The value is passed to the spread guard.
-  Copied { value: Span, sequence: bool },
-  /// A for-of's iterable, whose values its head's object rest copies, is passed to the guard of
-  /// each.
-  Each { iterable: Span },
+  /// The value is passed to the spread guard, with the shape of the pattern that destructures it
+  /// when that has an object rest.
+  Copied {
+    value: Span,
+    sequence: bool,
+    /// The shape and then the message argument (src/program/call_site.rs), for a pattern's value.
+    shape: Option<String>,
+  },
+  /// A for-of's iterable, whose values its head's object rests copy, is passed to the guard of
+  /// each, with the head's shape.
+  Each { iterable: Span, shape: String, message: String },
+  /// A try statement whose catch clause destructures with an object rest: the try block is put in
+  /// one of its own whose catch passes the thrown value to the spread guard and throws what the
+  /// guard gives.
+  Catch { block: Span, shape: String },
   /// A function with an object rest in a parameter: from that parameter on, the parameters become
   /// the properties of an object pattern over a rest parameter, each read by the parameter guard,
   /// which checks the value the object rest copies. Parameters that count in the function's
@@ -272,11 +289,12 @@ enum Edit {
 }
 
 /// How a rewritten parameter is read.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 enum Read {
   Plain,
-  /// An object pattern with a rest: the value is checked first.
-  Checked,
+  /// A pattern with an object rest: the value is passed to the spread guard first, with the
+  /// pattern's shape and the message argument for a value it cannot destructure.
+  Checked(String, String),
   /// The rest parameter.
   Rest,
 }
@@ -308,18 +326,6 @@ fn has_rest(pattern: &ObjectPat) -> bool {
     .any(|prop| matches!(prop, ObjectPatProp::Rest(_)))
 }
 
-/// The object pattern with a rest that `pattern` is, alone or with a default.
-fn rest_pattern(pattern: &Pat) -> Option<(&ObjectPat, Option<&Expr>)> {
-  match pattern {
-    Pat::Object(object) if has_rest(object) => Some((object, None)),
-    Pat::Assign(assign) => match &*assign.left {
-      Pat::Object(object) if has_rest(object) => Some((object, Some(&assign.right))),
-      _ => None,
-    },
-    _ => None,
-  }
-}
-
 impl Finder {
   /// Passes the argument of a call of `callee` with `args` to the array guard, if that is a
   /// one-argument call of `Array`.
@@ -338,10 +344,68 @@ impl Finder {
     self.binds_array |= &*name.sym == ARRAY;
   }
 
+  /// How the spread guard reaches the object rests of `pattern` (src/js/listing_guards.js), or
+  /// `None` when it has none. `1`: the value is checked, as an object rest copies it. `[0,own,…]`:
+  /// an object pattern's value is mirrored, so that the value of its property at each position is
+  /// passed on with the shape of the pattern that destructures it (`own` is 1 when the pattern has
+  /// a rest of its own, which copies the value). `[1,0,…]`: the same for an array pattern's
+  /// elements. A default of a pattern with a shape passes through the guard too. The rests found
+  /// are marked guarded, except those under an array pattern's rest element, whose array V8 makes
+  /// and copies itself: left unguarded, they make the program refused.
+  fn shape_of(&mut self, pattern: &Pat) -> Option<String> {
+    match pattern {
+      Pat::Object(object) => self.object_shape(object),
+      Pat::Array(array) => self.array_shape(array),
+      Pat::Assign(assign) => {
+        let shape = self.shape_of(&assign.left)?;
+        self.edits.push(Edit::Copied {
+          value: assign.right.span(),
+          sequence: is_sequence(&assign.right),
+          shape: Some(shape.clone()),
+        });
+        Some(shape)
+      }
+      _ => None,
+    }
+  }
+
+  fn object_shape(&mut self, object: &ObjectPat) -> Option<String> {
+    let own = has_rest(object);
+    if own {
+      self.guarded_rests.insert(object.span.lo);
+    }
+    let children: Vec<Option<String>> = object
+      .props
+      .iter()
+      .filter_map(|prop| match prop {
+        ObjectPatProp::KeyValue(property) => Some(self.shape_of(&property.value)),
+        ObjectPatProp::Assign(_) => Some(None),
+        ObjectPatProp::Rest(_) => None,
+      })
+      .collect();
+    match mirrored(0, own, children) {
+      None if own => Some("1".to_owned()),
+      shape => shape,
+    }
+  }
+
+  fn array_shape(&mut self, array: &ArrayPat) -> Option<String> {
+    let children: Vec<Option<String>> = array
+      .elems
+      .iter()
+      .map(|element| match element {
+        Some(Pat::Rest(_)) | None => None,
+        Some(element) => self.shape_of(element),
+      })
+      .collect();
+    mirrored(1, false, children)
+  }
+
   /// Routes a parameter list with an object rest through the parameter guard.
   fn guard_parameters<'a>(&mut self, params: impl Iterator<Item = &'a Pat>) {
     let params: Vec<&Pat> = params.collect();
-    let Some(first) = params.iter().position(|param| rest_pattern(param).is_some()) else {
+    let mut shapes: Vec<Option<String>> = params.iter().map(|param| self.shape_of(param)).collect();
+    let Some(first) = shapes.iter().position(Option::is_some) else {
       return;
     };
     let length = params
@@ -349,22 +413,21 @@ impl Finder {
       .position(|param| matches!(param, Pat::Assign(_) | Pat::Rest(_)))
       .unwrap_or(params.len());
     let mut read = Vec::new();
-    for param in &params[first..] {
-      let how = if let Some((object, default)) = rest_pattern(param) {
-        self.guarded_rests.insert(object.span.lo);
-        if let Some(default) = default {
-          self.edits.push(Edit::Copied {
-            value: default.span(),
-            sequence: is_sequence(default),
-          });
-        }
-        Read::Checked
-      } else if matches!(param, Pat::Rest(_)) {
-        Read::Rest
-      } else {
-        Read::Plain
+    for (param, shape) in params[first..].iter().zip(shapes.drain(first..)) {
+      let how = match (shape, param) {
+        (Some(shape), _) => Read::Checked(
+          shape,
+          destructure_message(param, Source::Argument).unwrap_or_else(|| "void 0".to_owned()),
+        ),
+        (None, Pat::Rest(_)) => Read::Rest,
+        (None, _) => Read::Plain,
       };
-      read.push((param.span(), how));
+      // An arrow's rest parameter starts at its name, after the `...`.
+      let span = match param {
+        Pat::Rest(rest) => Span::new(rest.dot3_token.lo.min(rest.span.lo), rest.span.hi),
+        _ => param.span(),
+      };
+      read.push((span, how));
     }
     self.edits.push(Edit::Parameters {
       read,
@@ -373,6 +436,22 @@ impl Finder {
       end: params[params.len() - 1].span().hi,
     });
   }
+}
+
+/// A mirrored pattern's shape, `[kind,own,…children]` with `0` for a child without one, or `None`
+/// when no child has one.
+fn mirrored(kind: u8, own: bool, mut children: Vec<Option<String>>) -> Option<String> {
+  while let Some(None) = children.last() {
+    children.pop();
+  }
+  if children.is_empty() {
+    return None;
+  }
+  let children: Vec<String> = children
+    .into_iter()
+    .map(|child| child.unwrap_or_else(|| "0".to_owned()))
+    .collect();
+  Some(format!("[{kind},{},{}]", u8::from(own), children.join(",")))
 }
 
 impl Visit for Finder {
@@ -452,11 +531,18 @@ impl Visit for Finder {
       },
       _ => None,
     };
+    let head = match &stmt.left {
+      ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
+      ForHead::Pat(pattern) => Some(&**pattern),
+      ForHead::UsingDecl(_) => None,
+    };
+    let shape = head.and_then(|head| self.shape_of(head));
     self.edits.push(Edit::ForIn {
       keyword: stmt.left.span().hi,
       subject: stmt.right.span(),
       sequence: is_sequence(&stmt.right),
       bare_async,
+      shape,
     });
   }
 
@@ -466,6 +552,7 @@ impl Visit for Finder {
       self.edits.push(Edit::Copied {
         value: spread.expr.span(),
         sequence: is_sequence(&spread.expr),
+        shape: None,
       });
     }
   }
@@ -486,13 +573,26 @@ impl Visit for Finder {
       ForHead::UsingDecl(_) => None,
     };
     // An async iterator's values are awaited: left to the refusal of unguarded rests.
-    if let Some(Pat::Object(pattern)) = head
-      && has_rest(pattern)
+    if let Some(head) = head
       && !stmt.is_await
+      && let Some(shape) = self.shape_of(head)
     {
-      self.guarded_rests.insert(pattern.span.lo);
       self.edits.push(Edit::Each {
         iterable: stmt.right.span(),
+        shape,
+        message: for_of_message(&stmt.right),
+      });
+    }
+  }
+
+  fn visit_try_stmt(&mut self, stmt: &TryStmt) {
+    stmt.visit_children_with(self);
+    if let Some(param) = stmt.handler.as_ref().and_then(|handler| handler.param.as_ref())
+      && let Some(shape) = self.shape_of(param)
+    {
+      self.edits.push(Edit::Catch {
+        block: stmt.block.span,
+        shape,
       });
     }
   }
@@ -546,26 +646,35 @@ impl Visit for Finder {
 
   fn visit_var_declarator(&mut self, declarator: &VarDeclarator) {
     declarator.visit_children_with(self);
-    if let (Pat::Object(pattern), Some(init)) = (&declarator.name, &declarator.init)
-      && has_rest(pattern)
+    if let Some(init) = &declarator.init
+      && let Some(shape) = self.shape_of(&declarator.name)
     {
-      self.guarded_rests.insert(pattern.span.lo);
+      let message = destructure_message(&declarator.name, Source::Declared(init)).unwrap_or_else(|| "void 0".to_owned());
       self.edits.push(Edit::Copied {
         value: init.span(),
         sequence: is_sequence(init),
+        shape: Some(format!("{shape}, {message}")),
       });
     }
   }
 
   fn visit_assign_expr(&mut self, assign: &AssignExpr) {
     assign.visit_children_with(self);
-    if let AssignTarget::Pat(AssignTargetPat::Object(pattern)) = &assign.left
-      && has_rest(pattern)
-    {
-      self.guarded_rests.insert(pattern.span.lo);
+    let source = Source::Assigned(&assign.right);
+    let shape = match &assign.left {
+      AssignTarget::Pat(AssignTargetPat::Object(pattern)) => self
+        .object_shape(pattern)
+        .map(|shape| format!("{shape}, {}", object_message(pattern, source))),
+      AssignTarget::Pat(AssignTargetPat::Array(pattern)) => self
+        .array_shape(pattern)
+        .map(|shape| format!("{shape}, {}", array_message(source))),
+      _ => None,
+    };
+    if let Some(shape) = shape {
       self.edits.push(Edit::Copied {
         value: assign.right.span(),
         sequence: is_sequence(&assign.right),
+        shape: Some(shape),
       });
     }
   }
@@ -607,8 +716,8 @@ fn keyword_in(code: &str, from: usize) -> Option<usize> {
   }
 }
 
-/// The parameter guard's flags (src/js/listing_guards.js): the value is checked; it is the rest
-/// parameter's element at the index given; the rest from that index on is wanted.
+/// The parameter guard's flags (src/js/listing_guards.js): the value is the rest parameter's element
+/// at the index given; the rest from that index on is wanted.
 const FROM_ARGUMENTS: u8 = 2;
 const REST: u8 = 4;
 
@@ -640,7 +749,7 @@ fn closing_paren(code: &str, from: usize) -> Option<usize> {
 /// One change to the text at a byte offset.
 enum Piece {
   Open(String),
-  Close(&'static str),
+  Close(String),
   /// The two bytes of a for-in's `in`, written as `of`.
   Of,
 }
@@ -650,11 +759,13 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
   // (offset, rank at that offset, piece): a guard's call closes before another's opens at the same
   // offset; of two opens the outer one, pushed later (the finder pushes children first), goes first.
   let mut pieces: Vec<(usize, isize, Piece)> = Vec::new();
-  let call = |name: &str, value: Span, sequence: bool, pieces: &mut Vec<(usize, isize, Piece)>| {
-    let (open, close) = if sequence { ("((", "))") } else { ("(", ")") };
+  // A guard's call around `value`, with `more` arguments after it.
+  let call = |name: &str, value: Span, sequence: bool, more: Option<&str>, pieces: &mut Vec<(usize, isize, Piece)>| {
+    let (open, close) = if sequence { ("((", ")") } else { ("(", "") };
+    let more = more.map_or_else(String::new, |more| format!(", {more}"));
     let rank = pieces.len() as isize;
     pieces.push((offset(value.lo), -rank, Piece::Open(format!("{name}{open}"))));
-    pieces.push((offset(value.hi), isize::MIN + rank, Piece::Close(close)));
+    pieces.push((offset(value.hi), isize::MIN + rank, Piece::Close(format!("{close}{more})"))));
   };
   for edit in edits {
     match edit {
@@ -663,6 +774,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         subject,
         sequence,
         bare_async,
+        shape,
       } => {
         // Left as it is, the loop would list unguarded.
         let at = keyword_in(code, offset(keyword)).ok_or(
@@ -672,13 +784,25 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         if let Some(name) = bare_async {
           let rank = pieces.len() as isize;
           pieces.push((offset(name.lo), -rank, Piece::Open("(".to_owned())));
-          pieces.push((offset(name.hi), isize::MIN + rank, Piece::Close(")")));
+          pieces.push((offset(name.hi), isize::MIN + rank, Piece::Close(")".to_owned())));
         }
-        call(&names.for_in, subject, sequence, &mut pieces);
+        call(&names.for_in, subject, sequence, shape.as_deref(), &mut pieces);
       }
-      Edit::Copied { value, sequence } => call(&names.spread, value, sequence, &mut pieces),
-      Edit::Each { iterable } => call(&names.each, iterable, false, &mut pieces),
-      Edit::ArrayLength { value } => call(&names.array_length, value, false, &mut pieces),
+      Edit::Copied { value, sequence, shape } => call(&names.spread, value, sequence, shape.as_deref(), &mut pieces),
+      Edit::Each { iterable, shape, message } => {
+        call(&names.each, iterable, false, Some(&format!("{shape}, {message}")), &mut pieces)
+      }
+      Edit::ArrayLength { value } => call(&names.array_length, value, false, None, &mut pieces),
+      Edit::Catch { block, shape } => {
+        let rank = pieces.len() as isize;
+        let thrown = &names.thrown;
+        pieces.push((offset(block.lo), -rank, Piece::Open("{try ".to_owned())));
+        pieces.push((
+          offset(block.hi),
+          isize::MIN + rank,
+          Piece::Close(format!(" catch ({thrown}) {{throw {}({thrown}, {shape})}}}}", names.spread)),
+        ));
+      }
       Edit::Poll { body } => {
         let rank = pieces.len() as isize;
         pieces.push((
@@ -686,7 +810,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
           -rank,
           Piece::Open(format!("{{{}();", names.poll)),
         ));
-        pieces.push((offset(body.hi), isize::MIN + rank, Piece::Close("}")));
+        pieces.push((offset(body.hi), isize::MIN + rank, Piece::Close("}".to_owned())));
       }
       Edit::Parameters {
         read,
@@ -704,22 +828,27 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         let rank = pieces.len() as isize;
         for (at, (span, how)) in read.into_iter().enumerate() {
           let index = first + at;
-          let check = u8::from(how == Read::Checked);
+          let rest = how == Read::Rest;
+          let shape = match &how {
+            Read::Checked(shape, message) => format!(", {shape}, {message}"),
+            _ => String::new(),
+          };
           let key = match how {
             Read::Rest => format!("[{parameter}({REST}, {})]: [", index - start),
-            _ if index < start => format!("[{parameter}({check}, 0, {}{index})]: ", names.argument),
-            _ => format!("[{parameter}({}, {})]: ", check | FROM_ARGUMENTS, index - start),
+            _ if index < start => format!("[{parameter}(0, 0, {}{index}{shape})]: ", names.argument),
+            _ if shape.is_empty() => format!("[{parameter}({FROM_ARGUMENTS}, {})]: ", index - start),
+            _ => format!("[{parameter}({FROM_ARGUMENTS}, {}, void 0{shape})]: ", index - start),
           };
           let text = if at == 0 { format!("{kept}...{{{key}") } else { key };
           pieces.push((offset(span.lo), -rank, Piece::Open(text)));
-          if how == Read::Rest {
-            pieces.push((offset(span.hi), isize::MIN + rank, Piece::Close("]")));
+          if rest {
+            pieces.push((offset(span.hi), isize::MIN + rank, Piece::Close("]".to_owned())));
           }
         }
         let close = closing_paren(code, offset(end)).ok_or(
           "the program could not be read again to guard its object rests: a parameter list's `)` was not found",
         )?;
-        pieces.push((close, isize::MIN + pieces.len() as isize, Piece::Close("}")));
+        pieces.push((close, isize::MIN + pieces.len() as isize, Piece::Close("}".to_owned())));
       }
     }
   }
@@ -752,7 +881,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         format!(" {text}")
       }
       Piece::Open(text) => text,
-      Piece::Close(text) => text.to_owned(),
+      Piece::Close(text) => text,
     };
     out.push_str(&inserted);
     // Inserted text is ASCII: its bytes are its UTF-16 units.
@@ -878,7 +1007,7 @@ mod tests {
     );
     assert_eq!(
       guarded("const { a, ...rest } = v; ({ b, ...rest } = w)"),
-      "const { a, ...rest } = __dsh_spread(v); ({ b, ...rest } = __dsh_spread(w))"
+      "const { a, ...rest } = __dsh_spread(v, 1, [0,\"a\",\"v\"]); ({ b, ...rest } = __dsh_spread(w, 1, [0,\"b\",\"w\"]))"
     );
     assert_eq!(
       guarded("return { ...(a, b) }"),
@@ -943,7 +1072,7 @@ mod tests {
     );
     assert_eq!(
       guarded("({ ...r } = { ...s } = v)"),
-      "({ ...r } = __dsh_spread({ ...s } = __dsh_spread(v)))"
+      "({ ...r } = __dsh_spread({ ...s } = __dsh_spread(v, 1, [0,null,\"v\"]), 1, [0,null,\"(intermediate value)\"]))"
     );
   }
 
@@ -1065,25 +1194,25 @@ mod tests {
     // `length` stays 1: the parameter it counts is kept as a name.
     assert_eq!(
       guarded("const f = ({ a, ...r }) => r"),
-      "const f = (__dsh_argument0, ...{[__dsh_parameter(1, 0, __dsh_argument0)]: { a, ...r }}) => r"
+      "const f = (__dsh_argument0, ...{[__dsh_parameter(0, 0, __dsh_argument0, 1, [0,\"a\",null])]: { a, ...r }}) => r"
     );
     // A default passes through the spread guard; later parameters, defaults and the rest
     // parameter are read from the rest parameter's array.
     assert_eq!(
       guarded("function g(x, { y, ...z } = d, q = 3, ...more) {}"),
-      "function g(x, ...{[__dsh_parameter(3, 0)]: { y, ...z } = __dsh_spread(d), \
+      "function g(x, ...{[__dsh_parameter(2, 0, void 0, 1, void 0)]: { y, ...z } = __dsh_spread(d, 1), \
        [__dsh_parameter(2, 1)]: q = 3, [__dsh_parameter(4, 2)]: [...more]}) {}"
     );
     // A trailing comma and a comment stay inside; a setter's computed key is a function of its
     // own, and the setter keeps its one parameter.
     assert_eq!(
       guarded("class A { constructor(p, { a, ...r }, ) {} set [function () {}.name](v) {} }"),
-      "class A { constructor(p, __dsh_argument1, ...{[__dsh_parameter(1, 0, __dsh_argument1)]: { a, ...r }, }) {} \
+      "class A { constructor(p, __dsh_argument1, ...{[__dsh_parameter(0, 0, __dsh_argument1, 1, [0,\"a\",null])]: { a, ...r }, }) {} \
        set [function () {}.name](v) {} }"
     );
     assert_eq!(
       guarded("async ({ ...r }/* c */, b) => r"),
-      "async (__dsh_argument0, __dsh_argument1, ...{[__dsh_parameter(1, 0, __dsh_argument0)]: { ...r }/* c */, \
+      "async (__dsh_argument0, __dsh_argument1, ...{[__dsh_parameter(0, 0, __dsh_argument0, 1, [0,null,null])]: { ...r }/* c */, \
        [__dsh_parameter(0, 0, __dsh_argument1)]: b}) => r"
     );
     // The kept names start with a prefix no name of the program starts with.
@@ -1092,6 +1221,17 @@ mod tests {
       .unwrap();
     assert_eq!(guards.names.argument, "__dsh_argument_");
     assert!(code.contains("(__dsh_argument_0, ...{"), "{code}");
+    // An arrow's rest parameter after one, with its `...` (swc's span of it starts at the name).
+    assert_eq!(
+      guarded("({ ...r }, ...x) => x"),
+      "(__dsh_argument0, ...{[__dsh_parameter(0, 0, __dsh_argument0, 1, [0,null,null])]: { ...r }, \
+       [__dsh_parameter(4, 0)]: [...x]}) => x"
+    );
+    // Object rests further in: the parameter's value is mirrored with the pattern's shape.
+    assert_eq!(
+      guarded("([k, { id, ...rest }]) => rest"),
+      "(__dsh_argument0, ...{[__dsh_parameter(0, 0, __dsh_argument0, [1,0,0,1], [4])]: [k, { id, ...rest }]}) => rest"
+    );
   }
 
   #[test]
@@ -1118,27 +1258,58 @@ mod tests {
   fn object_rests_in_for_of_heads_take_each_value_through_a_guard() {
     assert_eq!(
       guarded("for (const { a, ...r } of list) ;"),
-      "for (const { a, ...r } of __dsh_spreadEach(list)) {__dsh_poll();;}"
+      "for (const { a, ...r } of __dsh_spreadEach(list, 1, [2,null,\"list\"])) {__dsh_poll();;}"
     );
     assert_eq!(
       guarded("for ({ ...r } of f()) ;"),
-      "for ({ ...r } of __dsh_spreadEach(f())) {__dsh_poll();;}"
+      "for ({ ...r } of __dsh_spreadEach(f(), 1, [3,null,\"f\"])) {__dsh_poll();;}"
+    );
+    assert_eq!(
+      guarded("for (const [k, { a, ...r }] of o) ;"),
+      "for (const [k, { a, ...r }] of __dsh_spreadEach(o, [1,0,0,1], [2,null,\"o\"])) {__dsh_poll();;}"
+    );
+    // A for-in's keys too.
+    assert_eq!(
+      guarded("for (const { ...r } in o) ;"),
+      "for (const { ...r } of __dsh_forIn(o, 1)) {__dsh_poll();;}"
+    );
+  }
+
+  #[test]
+  fn object_rests_inside_other_patterns_are_reached_through_a_mirror_of_the_value() {
+    assert_eq!(
+      guarded("const { a: { b, ...r }, c } = v"),
+      "const { a: { b, ...r }, c } = __dsh_spread(v, [0,0,1], [0,\"a\",\"v\"])"
+    );
+    assert_eq!(
+      guarded("const { x, ...o } = v, [p, , { ...q } = d] = w"),
+      "const { x, ...o } = __dsh_spread(v, 1, [0,\"x\",\"v\"]), [p, , { ...q } = __dsh_spread(d, 1)] = \
+       __dsh_spread(w, [1,0,0,0,1], [2,null,\"w\"])"
+    );
+    assert_eq!(
+      guarded("({ a: [{ ...r }] } = v)"),
+      "({ a: [{ ...r }] } = __dsh_spread(v, [0,0,[1,0,1]], [0,\"a\",\"v\"]))"
+    );
+  }
+
+  #[test]
+  fn a_catch_clause_with_an_object_rest_takes_the_thrown_value_through_the_guard() {
+    assert_eq!(
+      guarded("try { f() } catch ({ message, ...rest }) { g(rest) } finally { h() }"),
+      "try {try { f() } catch (__dsh_thrown) {throw __dsh_spread(__dsh_thrown, 1)}} catch ({ message, ...rest }) { g(rest) } \
+       finally { h() }"
     );
   }
 
   #[test]
   fn object_rests_no_guard_reaches_are_refused() {
     for code in [
-      "const { a: { ...r } } = v",
-      "const [{ ...r }] = v",
-      "({ a: { ...r } } = v)",
-      "(({ a: { ...r } }) => r)",
-      "try {} catch ({ ...e }) {}",
+      "const [...{ ...r }] = v",
+      "const { a: [x, ...{ length, ...r }] } = v",
       "({ set v({ ...r }) {} })",
       "class C { set v({ ...r }) {} }",
       "for await (const { ...r } of list) ;",
-      "for (const { ...r } in o) ;",
-      "for (const [{ ...r }] of list) ;",
+      "for await (const [{ ...r }] of list) ;",
     ] {
       assert_eq!(
         guard_listings(code, &[]),

@@ -74,6 +74,12 @@ let n = 0; for (const k in new Uint8Array(2 ** 17)) n++; return n`,
   'spreads and rests of short values': `const o = { a: 1, ...{ b: 2, c: 3 }, ...'xy', ...[7, 8], ...null, ...5, ...new Uint8Array(3) }
 const { a, ...rest } = o; let r2; ({ b: r2, ...r2 } = o)
 return [o, rest, r2]`,
+  'spreads and rests of values up to 2^18 elements, copied as in Node': `const t = new Uint8Array(2 ** 18).fill(7), s = 'x'.repeat(65537)
+const a = Array(70000).fill(1); a[69999] = 2; delete a[5]
+const { 0: first, ...fromTyped } = t, { length, ...fromString } = new String(s)
+const [{ ...nested }] = [a], spread = { ...a, ...s }
+return [Object.keys({ ...t }).length, Object.keys(fromTyped).length, first, fromTyped[262143], Object.keys(fromString).length,
+  Object.keys(nested).length, nested[69999], 5 in nested, Object.keys(spread).length, spread[69999], spread[65536]]`,
   'object rests in parameters, with defaults, later parameters and a rest parameter': `const f = ({ a, ...r }) => r
 function g(x, { y, ...z } = { y: 0, w: 1 }, q = x + 1, ...more) { return [x, y, z, q, more, arguments.length] }
 class C { constructor(p, { a, ...r }, s) { this.v = [p, r, s] } m({ ...t }, u = t) { return [t, u] } static async s({ ...t }) { return t } }
@@ -225,29 +231,29 @@ return [f(), names[0].length > 20 && names[0].join() === names[1].join(), String
 
 test('a for-in beside a using declaration, which Node 20 cannot parse, is guarded too', async () => {
   const program = `{ using d = null } const keys = []; for (const k in { a: 1 }) keys.push(k)
-try { ({ ...new Uint8Array(2 ** 17) }) } catch (e) { return [keys, e.name] }`
+try { ({ ...new Uint8Array(2 ** 19) }) } catch (e) { return [keys, e.name] }`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], 'RangeError'] })
 })
 
-const refusal = (length) => `RangeError: an object spread or rest of a value of ${length} elements is refused: past 65536, `
+const refusal = (length) => `RangeError: an object spread or rest of a value of ${length} elements is refused: past 262144, `
   + 'V8 copies them in one step that cannot be stopped (copy them in a loop instead)'
 
 test('a spread or rest of a long value is refused, at the program\'s own line and column of the value', async () => {
   const lines = ['const m = (f) => { try { f() } catch (e) { return e.stack } }',
-    "return [m(() => ({ ...new Uint8Array(2 ** 17) })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 16) }),",
-    '  m(() => { let r; ({ ...r } = Array(70000).fill(0)) }), m(() => ({ ...{ length: 2 ** 20 } })) === undefined,',
-    "  m(() => ({ ...new String('x'.repeat(70000)) }))]"]
+    "return [m(() => ({ ...new Uint8Array(2 ** 19) })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 18) }),",
+    '  m(() => { let r; ({ ...r } = Array(300000).fill(0)) }), m(() => ({ ...{ length: 2 ** 20 } })) === undefined,',
+    "  m(() => ({ ...new String('x'.repeat(300000)) }))]"]
   const at = (line, text) => `${line}:${lines[line - 1].indexOf(text) + 1}`
   const frames = (value, call) => `\n    at <anonymous>:${value}\n    at m (<anonymous>:${at(1, 'f()')})\n    at <anonymous>:${call}`
   const result = await runtime.run({ program: lines.join('\n'), bindings: [] })
   assert.deepStrictEqual(result, {
     logs: [],
     value: [
-      refusal(2 ** 17) + frames(at(2, 'new'), at(2, 'm(')),
-      refusal(2 ** 17) + frames(at(2, "'ab'"), at(2, 'm(() => {')),
-      refusal(70000) + frames(at(3, 'Array'), at(3, 'm(')),
+      refusal(2 ** 19) + frames(at(2, 'new'), at(2, 'm(')),
+      refusal(2 ** 19) + frames(at(2, "'ab'"), at(2, 'm(() => {')),
+      refusal(300000) + frames(at(3, 'Array'), at(3, 'm(')),
       true,
-      refusal(70000) + frames(at(4, 'new'), at(4, 'm(')),
+      refusal(300000) + frames(at(4, 'new'), at(4, 'm(')),
     ],
   })
 })
@@ -266,8 +272,8 @@ return [m(() => { for (const k in long) break }), m(() => ({ ...long })), m(() =
 })
 
 test('an object rest in a parameter or a for-of head refuses a long value', async () => {
-  const program = `const m = (f) => { try { f() } catch (e) { return e.message === ${JSON.stringify(refusal(2 ** 17).slice('RangeError: '.length))} } }
-const t = new Uint8Array(2 ** 17)
+  const program = `const m = (f) => { try { f() } catch (e) { return e.message === ${JSON.stringify(refusal(2 ** 19).slice('RangeError: '.length))} } }
+const t = new Uint8Array(2 ** 19)
 return [m(() => (({ ...r }) => r)(t)), m(() => (function (a, { b, ...r } = t) {})(1)), m(() => { for (const { ...r } of [1, t]) ; }),
   m(() => (({ a, ...r }, b) => r)({ a: 1 }, t)) === undefined]`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [true, true, true, true] })
@@ -275,16 +281,16 @@ return [m(() => (({ ...r }) => r)(t)), m(() => (function (a, { b, ...r } = t) {}
 
 test('an object rest inside another pattern, in a catch clause or in a for-in head refuses a long value', async () => {
   const program = `const m = (f) => { try { return f() ?? 'no error' } catch (e) { return e.message } }
-const t = new Uint8Array(2 ** 17)
+const t = new Uint8Array(2 ** 19)
 return [m(() => { const { a: { ...r } } = { a: t } }), m(() => { const [k, { ...r }] = ['k', t] }),
   m(() => [['k', t]].map(([k, { ...r }]) => r)), m(() => { for (const [k, { ...r }] of [['k', t]]); }),
   m(() => { try { throw t } catch ({ message, ...r }) { return [message, r] } }), m(() => { let r; ({ a: [{ ...r } = t] } = { a: [] }) }),
-  m(() => { for (const { ...r } in { ['x'.repeat(2 ** 17)]: 1 }); })]`
-  const refused = (length) => `an object spread or rest of a value of ${length} elements is refused: past 65536, V8 copies them in one step that cannot be stopped (copy them in a loop instead)`
+  m(() => { for (const { ...r } in { ['x'.repeat(2 ** 19)]: 1 }); })]`
+  const refused = (length) => `an object spread or rest of a value of ${length} elements is refused: past 262144, V8 copies them in one step that cannot be stopped (copy them in a loop instead)`
   // The catch clause's refusal is thrown from the try block: the clause destructures it, and its rest holds no copy.
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), {
     logs: [],
-    value: [refused(131072), refused(131072), refused(131072), refused(131072), [refused(131072), {}], refused(131072), refused(131072)],
+    value: [refused(524288), refused(524288), refused(524288), refused(524288), [refused(524288), {}], refused(524288), refused(524288)],
   })
 })
 
@@ -320,7 +326,7 @@ const keys = []; for (const k in { a: 1 }) keys.push(k)
 return [keys, { ...{ b: 2 } }, typeof __dsh_forIn_, typeof __dsh_spread_]`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], { b: 2 }, 'undefined', 'undefined'] })
   // Not even by a direct eval, whose code may assign to the bindings around the program.
-  const replaced = "let thrown; try { eval('__dsh_spread = (v) => v') } catch (e) { thrown = e.name } try { ({ ...new Uint8Array(2 ** 17) }) } catch (e) { return [thrown, e.name] }"
+  const replaced = "let thrown; try { eval('__dsh_spread = (v) => v') } catch (e) { thrown = e.name } try { ({ ...new Uint8Array(2 ** 19) }) } catch (e) { return [thrown, e.name] }"
   assert.deepStrictEqual(await runtime.run({ program: replaced, bindings: [] }), { logs: [], value: ['TypeError', 'RangeError'] })
 })
 

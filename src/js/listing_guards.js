@@ -7,9 +7,9 @@
 // past the heap cap, with no way to stop it (`for (k in new Uint8Array(2 ** 25))` grew the host by
 // 1.3 GB at a 64 MB cap, and kept its thread 3 s past its run). Here the keys of a value whose
 // prototype chain holds a long string, array or typed array are listed lazily, in JavaScript, in
-// V8's order; any other value's come from V8's own for-in. A spread or rest copy of a long value is
-// refused: V8 would make it in one step that cannot be stopped, and no copy made here could be
-// handed to it without V8 listing it again.
+// V8's order; any other value's come from V8's own for-in. A spread or rest copy of a value past
+// 2^18 elements is refused: V8 would make it in one step that cannot be stopped, and no copy made
+// here could be handed to it without V8 listing it again.
 
 import { core } from 'ext:core/mod.js';
 import { createDataProperty, isObject } from 'ext:dsh/abstract_ops.js';
@@ -284,8 +284,8 @@ function forInKeysOf(value) {
 }
 
 /** `value`, as the pattern of `shape` (src/program/listing_guards.rs) may destructure it: refused
- * where an object rest would copy a long string, array or typed array in one step that cannot be
- * stopped, and mirrored where the pattern holds object rests further in. Without a shape, `value`
+ * where an object rest would copy a string, array or typed array of more than LONG_COPY elements
+ * in one step that cannot be stopped, and mirrored where the pattern holds object rests further in. Without a shape, `value`
  * is a spread's source or an object rest's, checked. */
 export function spreadable(value, shape, message) {
   if ((value === null || value === undefined) && message !== undefined) {
@@ -352,10 +352,15 @@ function checked(value) {
   // Asked first: every spread comes here, and most sources are short.
   if (kind !== LONG && kind !== STRING_OBJECT) return value;
   const length = ownLongLength(value, kind);
-  if (length === 0) return value;
-  throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_LISTING}, ` +
+  if (length <= LONG_COPY) return value;
+  throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_COPY}, ` +
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
 }
+
+// The most elements a spread or rest copies: V8 takes about 80 ms for 2^18 here, in one step that
+// cannot be stopped, which ends well within the 250 ms in which a run's thread leaves after it
+// settles.
+const LONG_COPY = 2 ** 18;
 
 // The kinds of pattern a shape mirrors, and where its children's shapes begin.
 const OBJECT_PATTERN = 0;

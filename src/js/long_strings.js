@@ -21,6 +21,10 @@ import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, isObject, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
+// The longest chunk made flat: past it, a chunk's pieces average 4 KiB or more.
+const FLAT_CHUNK_LENGTH = PIECES_PER_CHUNK * 4096;
+// V8's longest string (String::kMaxLength on 64-bit platforms).
+const MAX_STRING_LENGTH = 2 ** 29 - 24;
 
 // V8's own join: main.js evaluates this module before interruptible.js guards it.
 const ArrayPrototypeJoin = Array.prototype.join;
@@ -201,21 +205,34 @@ function getSubstitution(matched, text, position, captures, namedCaptures, templ
 
 /**
  * Builds the result from its pieces in flat chunks of up to 4 096 pieces, each joined by V8:
- * concatenating piece by piece made a rope of about 60 bytes a match, thirty times the text.
+ * concatenating piece by piece made a rope of about 60 bytes a match, thirty times the text. A
+ * chunk of long pieces (slices of the text, which share its characters) is concatenated instead:
+ * flat, it would hold as many bytes as it has characters. Past V8's longest string, a
+ * `RangeError`, as V8's own methods throw, before the characters are held.
  */
 export function newResult() {
-  return { __proto__: null, text: '', pieces: { __proto__: null, length: 0 } };
+  return { __proto__: null, text: '', length: 0, pending: 0, pieces: { __proto__: null, length: 0 } };
 }
 
 export function addPiece(result, piece) {
+  const length = result.length + piece.length;
+  if (length > MAX_STRING_LENGTH) throw new RangeErrorCtor('Invalid string length');
+  result.length = length;
+  result.pending += piece.length;
   const pieces = result.pieces;
   pieces[pieces.length++] = piece;
   if (pieces.length === PIECES_PER_CHUNK) flushPieces(result);
 }
 
 function flushPieces(result) {
-  result.text += ReflectApply(ArrayPrototypeJoin, result.pieces, ['']);
+  const pieces = result.pieces;
+  if (result.pending > FLAT_CHUNK_LENGTH) {
+    for (let i = 0; i < pieces.length; i++) result.text += pieces[i];
+  } else {
+    result.text += ReflectApply(ArrayPrototypeJoin, pieces, ['']);
+  }
   result.pieces = { __proto__: null, length: 0 };
+  result.pending = 0;
 }
 
 export function finishResult(result) {

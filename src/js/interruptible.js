@@ -539,6 +539,25 @@ function reduceFrom(o, args, fromEnd) {
   return accumulator;
 }
 
+// The typed arrays whose `length` V8 reads through %TypedArray%.prototype's getter, unless a
+// program gave them or their prototype one of their own.
+const TypedArrayPrototypeForGuards = ObjectGetPrototypeOfForGuards(Uint8Array.prototype);
+const TypedArrayLengthForGuards = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayPrototypeForGuards, 'length').get;
+const TYPED_ARRAY_PROTOTYPES = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array].map((TypedArray) => TypedArray.prototype);
+
+/** Whether V8's own method loops over `o`, which is not an array, in moments: its `length`, read
+ * without running any of the program's code, is at most LONG_LENGTH. */
+function shortArrayLike(o) {
+  const length = plainLength(o);
+  if (length !== undefined) return length <= LONG_LENGTH;
+  if (!isObject(o) || ObjectHasOwnForGuards(o, 'length')) return false;
+  const prototype = ObjectGetPrototypeOfForGuards(o);
+  if (!ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_PROTOTYPES, [prototype]) || ObjectHasOwnForGuards(prototype, 'length')) return false;
+  const getter = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayPrototypeForGuards, 'length');
+  return getter !== undefined && getter.get === TypedArrayLengthForGuards && ReflectApplyForGuards(TypedArrayLengthForGuards, o, []) <= LONG_LENGTH;
+}
+
 for (const name in generic) {
   const native = Array.prototype[name];
   const slow = generic[name];
@@ -549,7 +568,7 @@ for (const name in generic) {
       }
       // V8's own method throws for no receiver, in its own words, which differ from method to
       // method (toSorted checks its comparator first).
-      if (this === null || this === undefined) return ReflectApplyForGuards(native, this, arguments);
+      if (this === null || this === undefined || shortArrayLike(this)) return ReflectApplyForGuards(native, this, arguments);
       return slow(ObjectCtorForGuards(this), arguments);
     },
   }[name];

@@ -551,7 +551,8 @@ const TYPED_ARRAY_PROTOTYPES = [Int8Array, Uint8Array, Uint8ClampedArray, Int16A
 function shortArrayLike(o) {
   const length = plainLength(o);
   if (length !== undefined) return length <= LONG_LENGTH;
-  if (!isObject(o) || ObjectHasOwnForGuards(o, 'length')) return false;
+  // A proxy's traps are the program's to see called, by V8 alone.
+  if (!isObject(o) || op_dsh_is_proxy(o) || ObjectHasOwnForGuards(o, 'length')) return false;
   const prototype = ObjectGetPrototypeOfForGuards(o);
   if (!ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_PROTOTYPES, [prototype]) || ObjectHasOwnForGuards(prototype, 'length')) return false;
   const getter = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayPrototypeForGuards, 'length');

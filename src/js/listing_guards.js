@@ -289,7 +289,8 @@ function forInKeysOf(value) {
  * in one step that cannot be stopped, and mirrored where the pattern holds object rests further in. Without a shape, `value`
  * is a spread's source or an object rest's, checked. */
 export function spreadable(value, shape, message) {
-  if ((value === null || value === undefined) && message !== undefined) {
+  // A message's fourth element: `undefined` is a default's to take.
+  if (message !== undefined && (value === null || (value === undefined && message[3] !== 1))) {
     throw new TypeErrorCtor(destructureError(message, value));
   }
   if (shape === undefined || shape === 1) return checked(value);

@@ -41,7 +41,15 @@ pub fn destructure_message(pattern: &Pat, source: Source) -> Option<String> {
   match pattern {
     Pat::Object(object) => Some(object_message(object, source)),
     Pat::Array(_) => Some(array_message(source)),
-    // A default takes `undefined`, and passes through the guard of its own.
+    // A default takes `undefined` (and passes through the guard of its own); V8 names `null` by
+    // the default's desugared form.
+    Pat::Assign(assign) if source == Source::Argument => match &*assign.left {
+      Pat::Object(object) => {
+        let message = object_message(object, Source::Argument);
+        Some(format!("{},\"{DEFAULTED}\",1]", message.strip_suffix(",null]")?))
+      }
+      _ => None,
+    },
     _ => None,
   }
 }
@@ -102,6 +110,9 @@ fn unparenthesised(mut expr: &Expr) -> &Expr {
   }
   expr
 }
+
+/// What V8's message names a parameter's `null` by when the parameter has a default.
+const DEFAULTED: &str = "(intermediate value)(intermediate value)(intermediate value)";
 
 fn intermediate() -> String {
   "(intermediate value)".to_owned()

@@ -134,7 +134,8 @@ return [m(() => { const { a, ...r } = null }), m(() => { const { a, ...r } = x.k
   m(() => (function (q, { a, ...r }) {})(1, null)), m(() => { for (const { a, ...r } of 5); }), m(() => { for (const { a, ...r } of f()); }),
   m(() => { for (const { a, ...r } of x.k); }), m(() => { for (const { a, ...r } of [null]); }), m(() => { const [a, { ...r }] = n }),
   m(() => { const [a, { ...r }] = f() }), m(() => { const [a, { ...r }] = x.k }), m(() => { let a, r; [a, { ...r }] = 5 }),
-  m(() => (([a, { ...r }]) => r)()), m(() => { const o = { a: 5 }; const { a: [b, { ...r }] } = o }),
+  m(() => (([a, { ...r }]) => r)()), m(() => { const { a: [b, { ...r }] } = { a: 5 } }), m(() => { const o = { a: 5 }; const { a: [b, { ...r }] } = o }),
+  m(() => { const { a, ...r } = typeof n === 'x' || null }), m(() => { const { a, ...r } = ({ y: null }).y }),
   m(() => { const { a: { b, ...r } } = {} }), m(() => { const [{ b, ...r }] = [null] }), m(() => { for (const [b, { ...r }] of [5]); }),
   m(() => { try { throw null } catch ({ message, ...rest }) {} })]`,
   'a function\'s source text, with nothing the guards inserted': `function outer(o, { a, ...r }) {

@@ -97,7 +97,12 @@ fn iterable_message(expr: &Expr, for_of: bool) -> String {
   {
     return format!("[{CALL_NOT_ITERABLE},null,{}]", quoted(&callee));
   }
-  let named = for_of || !matches!(expr, Expr::Member(_) | Expr::Call(_));
+  // V8 names the value itself where the expression is a read, a call, an operator or a literal.
+  let named = for_of
+    || !matches!(
+      expr,
+      Expr::Member(_) | Expr::Call(_) | Expr::Bin(_) | Expr::Seq(_) | Expr::Object(_) | Expr::Array(_) | Expr::New(_)
+    );
   match printed(expr) {
     Some(text) if named => format!("[{NOT_ITERABLE},null,{}]", quoted(&text)),
     _ => format!("[{VALUE_NOT_ITERABLE}]"),
@@ -111,7 +116,8 @@ fn unparenthesised(mut expr: &Expr) -> &Expr {
   expr
 }
 
-/// What V8's message names a parameter's `null` by when the parameter has a default.
+/// What V8's printer writes for a conditional expression, as a parameter's default is once V8 has
+/// desugared it.
 const DEFAULTED: &str = "(intermediate value)(intermediate value)(intermediate value)";
 
 fn intermediate() -> String {
@@ -144,8 +150,25 @@ fn printed(expr: &Expr) -> Option<String> {
       Callee::Expr(callee) => Some(format!("{}(...)", printed(callee)?)),
       _ => None,
     },
-    Expr::Await(_) | Expr::OptChain(_) => Some(intermediate()),
-    Expr::Cond(_) => Some("(intermediate value)(intermediate value)(intermediate value)".to_owned()),
+    Expr::Await(_) | Expr::OptChain(_) | Expr::New(_) => Some(intermediate()),
+    Expr::Cond(_) => Some(DEFAULTED.to_owned()),
+    Expr::Object(object) => Some(format!("{{{}}}", intermediate().repeat(object.props.len()))),
+    Expr::Array(array) if array.elems.is_empty() => Some("[]".to_owned()),
+    Expr::Seq(sequence) => {
+      let parts: Option<Vec<String>> = sequence.exprs.iter().map(|part| printed(part)).collect();
+      Some(format!("({})", parts?.join(" , ")))
+    }
+    Expr::Bin(binary) => Some(format!(
+      "({} {} {})",
+      printed(&binary.left)?,
+      binary.op.as_str(),
+      printed(&binary.right)?
+    )),
+    Expr::Unary(unary) => {
+      let operator = unary.op.as_str();
+      let space = if operator.chars().all(char::is_alphabetic) { " " } else { "" };
+      Some(format!("({operator}{space}{})", printed(&unary.arg)?))
+    }
     _ => None,
   }
 }
@@ -204,6 +227,12 @@ mod tests {
     assert_eq!(messages("const { ...r } = n").0, r#"[0,null,"n"]"#);
     assert_eq!(messages("const { a = 1, ...r } = n").0, r#"[1,"a","n"]"#);
     assert_eq!(messages("const { a: b = 1, ...r } = n").0, r#"[1,"a","n"]"#);
+    // Operators fully parenthesised, an object literal by its properties, as V8's printer writes them.
+    assert_eq!(messages("const { a, ...r } = typeof x === 1 || null").0, r#"[0,"a","(((typeof x) === 1) || null)"]"#);
+    assert_eq!(messages("const { a, ...r } = (x, -y)").0, r#"[0,"a","(x , (-y))"]"#);
+    assert_eq!(messages("const { a, ...r } = ({ y: null, z }).y").0, r#"[0,"a","{(intermediate value)(intermediate value)}.y"]"#);
+    assert_eq!(messages("const { a, ...r } = new Object().y").0, r#"[0,"a","(intermediate value).y"]"#);
+    assert_eq!(messages("const { a, ...r } = [][0]").0, r#"[0,"a","[][0]"]"#);
   }
 
   #[test]
@@ -212,6 +241,8 @@ mod tests {
     assert_eq!(messages("const [{ ...r }] = f()"), (r#"[3,null,"f"]"#.to_owned(), r#"[3,null,"f"]"#.to_owned()));
     assert_eq!(messages("const [{ ...r }] = x.k"), ("[4]".to_owned(), r#"[2,null,"x.k"]"#.to_owned()));
     assert_eq!(messages("const [{ ...r }] = x.y.f()"), ("[4]".to_owned(), r#"[3,null,"x.y.f"]"#.to_owned()));
-    assert_eq!(messages("const [{ ...r }] = a + b"), ("[4]".to_owned(), "[4]".to_owned()));
+    assert_eq!(messages("const [{ ...r }] = a || b"), ("[4]".to_owned(), r#"[2,null,"(a || b)"]"#.to_owned()));
+    assert_eq!(messages("const [{ ...r }] = -a"), (r#"[2,null,"(-a)"]"#.to_owned(), r#"[2,null,"(-a)"]"#.to_owned()));
+    assert_eq!(messages("const [{ ...r }] = a + `b`"), ("[4]".to_owned(), "[4]".to_owned()));
   }
 }

@@ -1200,7 +1200,8 @@ mod tests {
     // parameter are read from the rest parameter's array.
     assert_eq!(
       guarded("function g(x, { y, ...z } = d, q = 3, ...more) {}"),
-      "function g(x, ...{[__dsh_parameter(2, 0, void 0, 1, void 0)]: { y, ...z } = __dsh_spread(d, 1), \
+      "function g(x, ...{[__dsh_parameter(2, 0, void 0, 1, [0,\"y\",\"(intermediate value)(intermediate value)(intermediate value)\",1])]: \
+       { y, ...z } = __dsh_spread(d, 1), \
        [__dsh_parameter(2, 1)]: q = 3, [__dsh_parameter(4, 2)]: [...more]}) {}"
     );
     // A trailing comma and a comment stay inside; a setter's computed key is a function of its

@@ -368,6 +368,8 @@ const LONG_COPY = 2 ** 18;
 const OBJECT_PATTERN = 0;
 const OWN_REST = 1;
 const CHILDREN = 2;
+// An array pattern's element with no shape whose destructuring may run the program's code.
+const RUNS_CODE = 2;
 
 /** An object pattern's value, as a proxy whose `get` passes the value of the pattern's property at
  * each position through `spreadable` with that property's shape. V8's destructuring reads each of
@@ -410,16 +412,18 @@ function iterableMirror(value, shape, message) {
  * program runs between the check and V8's reads. Anything else is mirrored. */
 function checkedInPlace(value, shape) {
   if (!ArrayIsArray(value) || listingKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
+  // One element to check, with no code of the program's to run before V8 reads it (which could
+  // put another value in its place); elements after it may run code.
+  let at = -1;
   for (let position = CHILDREN; position < shape.length; position++) {
     const child = shape[position];
-    if (child === 0) continue;
-    if (child !== 1) return false;
-    const element = ReflectGetOwnPropertyDescriptor(value, position - CHILDREN);
-    if (element === undefined || !ReflectApply(ObjectPrototypeHasOwnProperty, element, ['value'])) return false;
+    if (child === 0 || (child === RUNS_CODE && at !== -1)) continue;
+    if (child !== 1 || at !== -1) return false;
+    at = position - CHILDREN;
   }
-  for (let position = CHILDREN; position < shape.length; position++) {
-    if (shape[position] === 1) checked(value[position - CHILDREN]);
-  }
+  const element = ReflectGetOwnPropertyDescriptor(value, at);
+  if (element === undefined || !ReflectApply(ObjectPrototypeHasOwnProperty, element, ['value'])) return false;
+  checked(element.value);
   return true;
 }
 
@@ -475,7 +479,7 @@ MirroredValues.prototype = {
       return { value: head, done: false };
     }
     const shape = this.shapes[this.position++];
-    return { value: shape === undefined || shape === 0 ? value : spreadableWithin(value, shape, null), done: false };
+    return { value: shape === undefined || shape === 0 || shape === RUNS_CODE ? value : spreadableWithin(value, shape, null), done: false };
   },
   return(value) {
     const method = this.iterator.return;

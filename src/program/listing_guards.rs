@@ -389,13 +389,27 @@ impl Finder {
     }
   }
 
+  /// An array pattern's shape marks with `2` each element without one whose destructuring may run
+  /// the program's code (a pattern's getters, a default, a setter of an assignment's target): the
+  /// guard checks an element in place only where nothing of the program runs before V8 reads it.
   fn array_shape(&mut self, array: &ArrayPat) -> Option<String> {
-    let children: Vec<Option<String>> = array
+    let shapes: Vec<Option<String>> = array
       .elems
       .iter()
       .map(|element| match element {
         Some(Pat::Rest(_)) | None => None,
         Some(element) => self.shape_of(element),
+      })
+      .collect();
+    if shapes.iter().all(Option::is_none) {
+      return None;
+    }
+    let children = shapes
+      .into_iter()
+      .zip(&array.elems)
+      .map(|(shape, element)| match element {
+        Some(Pat::Ident(_)) | Some(Pat::Rest(_)) | None => shape,
+        Some(_) => shape.or_else(|| Some(RUNS_CODE.to_owned())),
       })
       .collect();
     mirrored(1, false, children)
@@ -437,6 +451,9 @@ impl Finder {
     });
   }
 }
+
+/// The shape of an array pattern's element that has none but may run the program's code.
+const RUNS_CODE: &str = "2";
 
 /// A mirrored pattern's shape, `[kind,own,…children]` with `0` for a child without one, or `None`
 /// when no child has one.
@@ -1286,6 +1303,11 @@ mod tests {
       guarded("const { x, ...o } = v, [p, , { ...q } = d] = w"),
       "const { x, ...o } = __dsh_spread(v, 1, [0,\"x\",\"v\"]), [p, , { ...q } = __dsh_spread(d, 1)] = \
        __dsh_spread(w, [1,0,0,0,1], [2,null,\"w\"])"
+    );
+    // An element whose destructuring runs code before one a rest copies is marked.
+    assert_eq!(
+      guarded("const [{ a }, { ...r }, b = 1] = v"),
+      "const [{ a }, { ...r }, b = 1] = __dsh_spread(v, [1,0,2,1,2], [2,null,\"v\"])"
     );
     assert_eq!(
       guarded("({ a: [{ ...r }] } = v)"),

@@ -6,12 +6,12 @@
 import { Context } from '@deepseek-ai/cordis'
 import { createRunner, getHostFunctionContext } from 'run'
 import V8CodeRuntime, { resumption, suspend } from 'dsh-code-runtime-v8'
+import { median } from './stats.mjs'
 
 const REPEATS = 7
 const CALLS = [2, 10, 100, 1000]
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20))
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]
 async function timed(fn) {
   await pause()
   const start = performance.now()

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { nodeBinary } from '../scripts/node-major.mjs'
+import { median } from './stats.mjs'
 
 // Node 24 is the peer: re-run under it when older.
 if (Number(process.versions.node.split('.')[0]) < 24) {
@@ -47,7 +48,6 @@ export const IDIOMS = {
   'string replace with a global regexp': timed("const s = 'a,b,c,d,e,f'", "sink += s.replace(/,/g, ';').length", 200_000),
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1]
 const AsyncFunction = (async () => {}).constructor
 
 const ctx = new Context()

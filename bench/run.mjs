@@ -9,6 +9,7 @@ import os from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { nodeBinary } from '../scripts/node-major.mjs'
 import { drawChart } from './chart.mjs'
+import { quantile } from './stats.mjs'
 import { WORKLOADS } from './workloads.mjs'
 
 // The reference backend needs Node >= 22.19: re-run under a Node 24 from the registry if older.
@@ -60,10 +61,6 @@ const sides = {
 }
 const SIDES = Object.keys(sides)
 
-const quantile = (values, q) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
-}
 
 const quick = process.argv.includes('--quick')
 // `--only <text>`: the workloads whose names contain it, printed and not written to results.json.

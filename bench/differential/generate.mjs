@@ -7,9 +7,7 @@
 // errors included, so that the runtime and plain Node can be compared. The same seed and index
 // always give the same program. Values past what the runtime documents as refused (a spread or
 // rest past 2^18 elements) are not generated.
-import { random } from '../fuzz/generate.mjs'
-
-const pick = (next, list) => list[Math.floor(next() * list.length)]
+import { pick, random } from '../fuzz/generate.mjs'
 
 // Sizes at the guards' thresholds.
 const SIZES = [0, 1, 3, 2 ** 16 - 1, 2 ** 16, 2 ** 16 + 1, 70_000, 2 ** 18]

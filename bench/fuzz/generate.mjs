@@ -16,7 +16,7 @@ export function random(seed) {
   }
 }
 
-const pick = (next, list) => list[Math.floor(next() * list.length)]
+export const pick = (next, list) => list[Math.floor(next() * list.length)]
 
 /** Expressions for the hostile value, bound to `v`. */
 const VALUES = [

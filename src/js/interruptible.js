@@ -10,7 +10,7 @@
 // (See ../shared/docs/v8-termination-gaps.md, sections 1, 2 and 4.)
 
 import { core } from 'ext:core/mod.js';
-import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { presentAsBuiltin, standInFront } from 'ext:dsh/source_text.js';
 import { addPiece, finishResult, newResult } from 'ext:dsh/long_strings.js';
 import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, isObject, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
@@ -539,24 +539,26 @@ function reduceFrom(o, args, fromEnd) {
   return accumulator;
 }
 
-// The typed arrays whose `length` V8 reads through %TypedArray%.prototype's getter, unless a
-// program gave them or their prototype one of their own.
-const TypedArrayPrototypeForGuards = ObjectGetPrototypeOfForGuards(Uint8Array.prototype);
-const TypedArrayLengthForGuards = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayPrototypeForGuards, 'length').get;
-const TYPED_ARRAY_PROTOTYPES = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array].map((TypedArray) => TypedArray.prototype);
+const { op_is_typed_array: isTypedArray } = core.ops;
+const TypedArrayForGuards = ObjectGetPrototypeOfForGuards(Uint8Array);
+const typedArrayLength = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayForGuards.prototype, 'length').get;
+const TYPED_ARRAY_CONSTRUCTORS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array];
+const TYPED_ARRAY_PROTOTYPES = TYPED_ARRAY_CONSTRUCTORS.map((TypedArray) => TypedArray.prototype);
+const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
 
 /** Whether V8's own method loops over `o`, which is not an array, in moments: its `length`, read
- * without running any of the program's code, is at most LONG_LENGTH. */
+ * without running any of the program's code, is at most LONG_LENGTH. A typed array's is read
+ * through %TypedArray%.prototype's getter unless a program gave it, or its prototype, one of its own. */
 function shortArrayLike(o) {
   const length = plainLength(o);
   if (length !== undefined) return length <= LONG_LENGTH;
   // A proxy's traps are the program's to see called, by V8 alone.
-  if (!isObject(o) || op_dsh_is_proxy(o) || ObjectHasOwnForGuards(o, 'length')) return false;
+  if (!isObject(o) || op_dsh_is_proxy(o) || !isTypedArray(o) || ObjectHasOwnForGuards(o, 'length')) return false;
   const prototype = ObjectGetPrototypeOfForGuards(o);
   if (!ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_PROTOTYPES, [prototype]) || ObjectHasOwnForGuards(prototype, 'length')) return false;
-  const getter = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayPrototypeForGuards, 'length');
-  return getter !== undefined && getter.get === TypedArrayLengthForGuards && ReflectApplyForGuards(TypedArrayLengthForGuards, o, []) <= LONG_LENGTH;
+  const getter = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayForGuards.prototype, 'length');
+  return getter !== undefined && getter.get === typedArrayLength && ReflectApplyForGuards(typedArrayLength, o, []) <= LONG_LENGTH;
 }
 
 for (const name in generic) {
@@ -573,9 +575,7 @@ for (const name in generic) {
       return slow(ObjectCtorForGuards(this), arguments);
     },
   }[name];
-  ObjectDefinePropertyForGuards(guarded, 'length', { __proto__: null, value: native.length, configurable: true });
-  presentAsBuiltin(guarded, native);
-  ObjectDefinePropertyForGuards(Array.prototype, name, { __proto__: null, value: guarded, writable: true, enumerable: false, configurable: true });
+  standInFront(Array.prototype, name, guarded);
 }
 
 // String.prototype.lastIndexOf compares the pattern at every position, O(n*m), without checking
@@ -666,15 +666,9 @@ ObjectDefinePropertyForGuards(String, 'raw', {
 // array-like held. Arrays and typed arrays, whose lengths the heap bounds, and array-likes with an
 // own length of up to 2^20 still go to V8; any other is read here, as the specification reads it,
 // into a typed array of V8's or of a subclass.
-const { op_is_typed_array: isTypedArray } = core.ops;
-const TypedArrayForGuards = ObjectGetPrototypeOfForGuards(Uint8Array);
 const TypedArrayPrototypeSetNative = TypedArrayForGuards.prototype.set;
 const TypedArrayFromNative = TypedArrayForGuards.from;
-const typedArrayLength = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayForGuards.prototype, 'length').get;
-const TYPED_ARRAY_CONSTRUCTORS = [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array];
 const NO_ELEMENTS = [];
-const ArrayPrototypeIncludesForGuards = Array.prototype.includes;
 const SET_NAME = '%TypedArray%.prototype.set';
 const StringPrototypeSliceForGuards = String.prototype.slice;
 const sliceOf = (text, start, end) => ReflectApplyForGuards(StringPrototypeSliceForGuards, text, end === undefined ? [start] : [start, end]);

@@ -11,7 +11,7 @@
 // (Segments keep a copy of their text: polling.js.)
 
 import { core } from 'ext:core/mod.js';
-import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { presentAsBuiltin, standInFront } from 'ext:dsh/source_text.js';
 import { boundedLocales } from 'ext:dsh/locale_list.js';
 
 const { op_dsh_icu_share, op_dsh_is_proxy } = core.ops;
@@ -124,8 +124,7 @@ for (const key of ['formatRange', 'formatRangeToParts']) {
       return formatted;
     },
   }[key];
-  ObjectDefineProperty(counted, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(DateTimeFormatPrototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(DateTimeFormatPrototype, key), value: presentAsBuiltin(counted, native) });
+  standInFront(DateTimeFormatPrototype, key, counted);
 }
 
 /** Whether a calendar argument names one of the large calendars (a long one is taken to). */
@@ -162,6 +161,5 @@ for (const key of ['toLocaleString', 'toLocaleDateString', 'toLocaleTimeString']
       return ReflectApply(native, this, args);
     },
   }[key];
-  ObjectDefineProperty(counted, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(Date.prototype, key, { __proto__: null, ...ObjectGetOwnPropertyDescriptor(Date.prototype, key), value: presentAsBuiltin(counted, native) });
+  standInFront(Date.prototype, key, counted);
 }

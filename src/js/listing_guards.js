@@ -14,7 +14,7 @@
 import { core } from 'ext:core/mod.js';
 import { createDataProperty, isObject } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
-import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { standInFront } from 'ext:dsh/source_text.js';
 
 const {
   op_dsh_listing_kind: listingKind,
@@ -286,8 +286,8 @@ function forInKeysOf(value) {
 
 /** `value`, as the pattern of `shape` (src/program/listing_guards.rs) may destructure it: refused
  * where an object rest would copy a string, array or typed array of more than LONG_COPY elements
- * in one step that cannot be stopped, and mirrored where the pattern holds object rests further in. Without a shape, `value`
- * is a spread's source or an object rest's, checked. */
+ * in one step that cannot be stopped, and mirrored where the pattern holds object rests further
+ * in. Without a shape, `value` is a spread's source or an object rest's, checked. */
 export function spreadable(value, shape, message) {
   // A message's fourth element: `undefined` is a default's to take.
   if (message !== undefined && (value === null || (value === undefined && message[3] !== 1))) {
@@ -309,7 +309,7 @@ function spreadableWithin(value, shape, text) {
     if (text === null) throw new TypeErrorCtor(destructureError(VALUE_NOT_ITERABLE_MESSAGE, value));
     throw new TypeErrorCtor(`Cannot destructure property 'Symbol(Symbol.iterator)' of '${text}' as it is ${value}.`);
   }
-  return iterableMirror(value, shape, text === null ? VALUE_NOT_ITERABLE_MESSAGE : [VALUE_NOT_ITERABLE_NAMED, null, text], null);
+  return iterableMirror(value, shape, text === null ? VALUE_NOT_ITERABLE_MESSAGE : [VALUE_NOT_ITERABLE_NAMED, null, text]);
 }
 
 // The forms of V8's messages for a value a pattern or a for-of cannot take, as
@@ -405,11 +405,11 @@ function iterableMirror(value, shape, message) {
   };
 }
 
-/** Whether an array pattern of `shape`, whose patterns with a shape all copy their values with a
- * rest of their own and hold none further in (`[k, { id, ...rest }]`), may take `value` as it is,
- * once each value a rest will copy has been checked: `value` is an array that V8 iterates with its
- * own iterator, and each of those elements is a data property of its own, so that no code of the
- * program runs between the check and V8's reads. Anything else is mirrored. */
+/** Whether an array pattern of `shape` with one element whose rest copies it and none further in
+ * (`[k, { id, ...rest }]`) may take `value` as it is, once that element has been checked: `value`
+ * is an array that V8 iterates with its own iterator, the element is a data property of its own,
+ * and no element before it runs the program's code, so that nothing of the program runs between
+ * the check and V8's read. Anything else is mirrored. */
 function checkedInPlace(value, shape) {
   if (!ArrayIsArray(value) || listingKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
   // One element to check, with no code of the program's to run before V8 reads it (which could
@@ -440,13 +440,13 @@ function arrayIterationIsNative(array) {
   return values !== undefined && values.value === ArrayValues && next !== undefined && next.value === ArrayIteratorNext;
 }
 
-/** For `for (const { a, ...rest } of iterable)`: the values of `iterable`, each passed through
- * `spreadable` with the head's shape. Iterated as V8 iterates a for-of's iterable (its method
- * once, its `next` once, its `return` when the loop ends early). */
 // What V8 names a for-of's value by in its messages.
 const FOR_OF = '.for';
 const FOR_OF_NOT_ITERABLE = [NOT_ITERABLE, null, FOR_OF];
 
+/** For `for (const { a, ...rest } of iterable)`: the values of `iterable`, each passed through
+ * `spreadable` with the head's shape. Iterated as V8 iterates a for-of's iterable (its method
+ * once, its `next` once, its `return` when the loop ends early). */
 export function spreadableEach(iterable, shape, message) {
   const method = iterable === null || iterable === undefined ? undefined : iterable[SymbolIterator];
   if (typeof method !== 'function') throw new TypeErrorCtor(destructureError(message, iterable));
@@ -550,14 +550,12 @@ function withoutParameter(keys) {
 const mayList = (target) => target === ArrayPrototype || listingKind(target) === PROXY;
 function hideParameter(namespace, key, leaveOut) {
   const native = namespace[key];
-  const wrapper = {
+  standInFront(namespace, key, {
     [key](target) {
       const listed = ReflectApply(native, this, arguments);
       return mayList(target) ? leaveOut(listed) : listed;
     },
-  }[key];
-  ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(namespace, key, { __proto__: null, value: presentAsBuiltin(wrapper, native), writable: true, enumerable: false, configurable: true });
+  }[key]);
 }
 hideParameter(Reflect, 'ownKeys', withoutParameter);
 hideParameter(ObjectCtor, 'getOwnPropertySymbols', withoutParameter);

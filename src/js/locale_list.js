@@ -11,11 +11,10 @@
 // the services' by their constructors in intl_memory.js; the rest here, evaluated first, so that
 // intl_memory.js's wrappers of Date's methods stand in front and the steps keep V8's order.
 
-import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { standInFront } from 'ext:dsh/source_text.js';
 import { createDataProperty, hasShortLength, toLength } from 'ext:dsh/abstract_ops.js';
 
 const ObjectCtor = Object;
-const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ReflectApply = Reflect.apply;
 const ReflectOwnKeys = Reflect.ownKeys;
@@ -76,9 +75,8 @@ function tagsOf(list) {
 /** Puts in front of `target[key]` a method that bounds its argument `index`, a list of locales,
  * once `receiverCheck` (V8's check of the receiver, which comes first) has let it through. */
 function boundLocalesOf(target, key, index, receiverCheck) {
-  const descriptor = ObjectGetOwnPropertyDescriptor(target, key);
-  const native = descriptor.value;
-  const bounded = {
+  const native = target[key];
+  standInFront(target, key, {
     [key](...args) {
       if (args.length > index && args[index] !== undefined) {
         if (receiverCheck !== undefined) {
@@ -92,9 +90,7 @@ function boundLocalesOf(target, key, index, receiverCheck) {
       }
       return ReflectApply(native, this, args);
     },
-  }[key];
-  ObjectDefineProperty(bounded, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(target, key, { __proto__: null, ...descriptor, value: presentAsBuiltin(bounded, native) });
+  }[key]);
 }
 
 // V8 makes a NumberFormat for every toLocaleString of a number or a BigInt (from V8 14; Node 26 too):
@@ -121,9 +117,8 @@ function keptFormat(locales) {
 }
 
 function keepNumberFormats(target, valueOf) {
-  const descriptor = ObjectGetOwnPropertyDescriptor(target, 'toLocaleString');
-  const wrapped = descriptor.value;
-  const kept = {
+  const wrapped = target.toLocaleString;
+  standInFront(target, 'toLocaleString', {
     toLocaleString(...args) {
       const locales = args[0];
       if (args[1] === undefined && (locales === undefined || typeof locales === 'string')) {
@@ -139,9 +134,7 @@ function keepNumberFormats(target, valueOf) {
       }
       return ReflectApply(wrapped, this, args);
     },
-  }.toLocaleString;
-  ObjectDefineProperty(kept, 'length', { __proto__: null, value: wrapped.length, configurable: true });
-  ObjectDefineProperty(target, 'toLocaleString', { __proto__: null, ...descriptor, value: presentAsBuiltin(kept, wrapped) });
+  }.toLocaleString);
 }
 
 boundLocalesOf(Intl, 'getCanonicalLocales', 0);

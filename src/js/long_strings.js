@@ -17,7 +17,7 @@
 // positions at a time.
 
 import { core, primordials } from 'ext:core/mod.js';
-import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { standInFront } from 'ext:dsh/source_text.js';
 import { LONG_LENGTH, isObject, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
@@ -32,7 +32,6 @@ const ArrayPrototype = Array.prototype;
 const MathMax = Math.max;
 const MathMin = Math.min;
 const ObjectCtor = Object;
-const ObjectDefineProperty = Object.defineProperty;
 const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ReflectApply = Reflect.apply;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
@@ -455,12 +454,6 @@ function replaceAllOfString(text, search, replaceValue) {
   return finishResult(result);
 }
 
-function install(target, key, method, native) {
-  presentAsBuiltin(method, native);
-  ObjectDefineProperty(method, 'length', { __proto__: null, value: native.length, configurable: true });
-  ObjectDefineProperty(target, key, { __proto__: null, value: method, writable: true, enumerable: false, configurable: true });
-}
-
 // Each wrapper converts its arguments once, in the specification's order, and then chooses by
 // the length of the text: V8's code gets the converted values, so nothing is converted twice.
 // A pattern that is an object (other than a regexp, which comes back through the methods on
@@ -476,25 +469,25 @@ function execIsBuiltIn(rx) {
   return exec !== undefined && exec.value === RegExpPrototypeExec;
 }
 
-install(RegExp.prototype, SymbolReplace, {
+standInFront(RegExp.prototype, SymbolReplace, {
   [SymbolReplace](string, replaceValue) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeReplace, this, arguments);
     const text = toStringStrict(string);
     if (text.length <= LONG_LENGTH && execIsBuiltIn(this)) return ReflectApply(RegExpPrototypeReplace, this, [text, replaceValue]);
     return regExpReplace(this, text, replaceValue);
   },
-}[SymbolReplace], RegExpPrototypeReplace);
+}[SymbolReplace]);
 
-install(RegExp.prototype, SymbolMatch, {
+standInFront(RegExp.prototype, SymbolMatch, {
   [SymbolMatch](string) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeMatch, this, arguments);
     const text = toStringStrict(string);
     if (text.length <= LONG_LENGTH) return ReflectApply(RegExpPrototypeMatch, this, [text]);
     return regExpMatch(this, text);
   },
-}[SymbolMatch], RegExpPrototypeMatch);
+}[SymbolMatch]);
 
-install(RegExp.prototype, SymbolSplit, {
+standInFront(RegExp.prototype, SymbolSplit, {
   [SymbolSplit](string, limit) {
     if (!isObject(this)) return ReflectApply(RegExpPrototypeSplit, this, arguments);
     const text = toStringStrict(string);
@@ -506,7 +499,7 @@ install(RegExp.prototype, SymbolSplit, {
     }
     return regExpSplit(this, text, limit);
   },
-}[SymbolSplit], RegExpPrototypeSplit);
+}[SymbolSplit]);
 
 const splitMethod = {
   split(separator, limit) {
@@ -534,7 +527,7 @@ const splitMethod = {
     return splitByString(text, pattern, lim);
   },
 }.split;
-install(String.prototype, 'split', splitMethod, StringPrototypeSplit);
+standInFront(String.prototype, 'split', splitMethod);
 
 /** `String.prototype.split` as installed here, for the world's own modules: V8's own splits a long
  * text in one step that nothing stops (a query of 4M parameters took 0.7 s). */
@@ -544,16 +537,16 @@ export const split = (text, separator, limit) => ReflectApply(splitMethod, text,
 // a wrapper costs less so than through Reflect.apply.
 const { StringPrototypeIndexOf: nativeIndexOf, StringPrototypeIncludes: nativeIncludes, StringPrototypeLastIndexOf: nativeLastIndexOf } = primordials;
 
-install(String.prototype, 'indexOf', {
+standInFront(String.prototype, 'indexOf', {
   indexOf(searchString, position) {
     if (nativeSearch(this, searchString) || this === null || this === undefined) return nativeIndexOf(this, searchString, position);
     const text = toStringStrict(this);
     const search = toStringStrict(searchString);
     return indexOf(text, search, toIntegerOrInfinity(position));
   },
-}.indexOf, StringPrototypeIndexOf);
+}.indexOf);
 
-install(String.prototype, 'includes', {
+standInFront(String.prototype, 'includes', {
   includes(searchString, position) {
     // A regexp is refused by V8's code, which asks any object whether it is one.
     if (nativeSearch(this, searchString) || this === null || this === undefined || isObject(searchString)) {
@@ -563,9 +556,9 @@ install(String.prototype, 'includes', {
     const search = toStringStrict(searchString);
     return indexOf(text, search, toIntegerOrInfinity(position)) !== -1;
   },
-}.includes, StringPrototypeIncludes);
+}.includes);
 
-install(String.prototype, 'lastIndexOf', {
+standInFront(String.prototype, 'lastIndexOf', {
   lastIndexOf(searchString, position) {
     if (nativeSearch(this, searchString) || this === null || this === undefined) {
       return nativeLastIndexOf(this, searchString, position);
@@ -577,9 +570,9 @@ install(String.prototype, 'lastIndexOf', {
     if (!nativeSearch(text, search)) return searchBackward(text, search, MathMin(MathMax(from, 0), text.length));
     return ReflectApply(StringPrototypeLastIndexOf, text, [search, from]);
   },
-}.lastIndexOf, StringPrototypeLastIndexOf);
+}.lastIndexOf);
 
-install(String.prototype, 'replace', {
+standInFront(String.prototype, 'replace', {
   replace(searchValue, replaceValue) {
     if (this === null || this === undefined || isObject(searchValue)) return ReflectApply(StringPrototypeReplace, this, arguments);
     if (searchValue !== undefined && searchValue !== null) {
@@ -602,9 +595,9 @@ install(String.prototype, 'replace', {
       : getSubstitution(search, text, position, NO_CAPTURES, undefined, replaceValue);
     return slice(text, 0, position) + replacement + slice(text, position + search.length);
   },
-}.replace, StringPrototypeReplace);
+}.replace);
 
-install(String.prototype, 'replaceAll', {
+standInFront(String.prototype, 'replaceAll', {
   replaceAll(searchValue, replaceValue) {
     if (this === null || this === undefined || isObject(searchValue)) {
       return ReflectApply(StringPrototypeReplaceAll, this, arguments);
@@ -622,7 +615,7 @@ install(String.prototype, 'replaceAll', {
     if (nativeSearch(text, search)) return ReflectApply(StringPrototypeReplaceAll, text, [search, replaceValue]);
     return replaceAllOfString(text, search, replaceValue);
   },
-}.replaceAll, StringPrototypeReplaceAll);
+}.replaceAll);
 
 // The global URI and escape functions walk their whole text in one C++ loop: encodeURIComponent of
 // 2^28 characters ran on for 0.8 s after its run had ended, unescape of 2^26 escapes for 1.3 s.
@@ -673,9 +666,9 @@ function inPieces(native, text) {
 for (const name of ['encodeURI', 'encodeURIComponent', 'decodeURI', 'decodeURIComponent', 'escape', 'unescape']) {
   const native = globalThis[name];
   const callNative = (text) => native(text);
-  install(globalThis, name, {
+  standInFront(globalThis, name, {
     [name](value) {
       return inPieces(callNative, toStringStrict(value));
     },
-  }[name], native);
+  }[name]);
 }

@@ -34,6 +34,15 @@ export function presentAsBuiltin(wrapper, builtin) {
   return wrapper;
 }
 
+/** Puts `wrapper` in place of the built-in method `target[key]`, with the property's attributes, and
+ * gives it the built-in's `length` and source text. */
+export function standInFront(target, key, wrapper) {
+  const descriptor = ObjectGetOwnPropertyDescriptor(target, key);
+  const builtin = descriptor.value;
+  ObjectDefineProperty(wrapper, 'length', { __proto__: null, value: builtin.length, configurable: true });
+  ObjectDefineProperty(target, key, { __proto__: null, ...descriptor, value: presentAsBuiltin(wrapper, builtin) });
+}
+
 const toString = {
   toString() {
     const builtin = ReflectApply(WeakMapPrototypeGet, builtins, [this]);

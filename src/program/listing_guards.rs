@@ -258,12 +258,13 @@ enum Edit {
   Copied {
     value: Span,
     sequence: bool,
-    /// The shape and then the message argument (src/program/call_site.rs), for a pattern's value.
-    shape: Option<String>,
+    /// The guard's further arguments, for a pattern's value: its shape, and for a declaration's or
+    /// an assignment's value the message argument (src/program/call_site.rs).
+    more: Option<String>,
   },
   /// A for-of's iterable, whose values its head's object rests copy, is passed to the guard of
-  /// each, with the head's shape.
-  Each { iterable: Span, shape: String, message: String },
+  /// each, with the head's shape and the message argument for a value that is not iterable.
+  Each { iterable: Span, more: String },
   /// A try statement whose catch clause destructures with an object rest: the try block is put in
   /// one of its own whose catch passes the thrown value to the spread guard and throws what the
   /// guard gives.
@@ -361,7 +362,7 @@ impl Finder {
         self.edits.push(Edit::Copied {
           value: assign.right.span(),
           sequence: is_sequence(&assign.right),
-          shape: Some(shape.clone()),
+          more: Some(shape.clone()),
         });
         Some(shape)
       }
@@ -449,6 +450,15 @@ impl Finder {
       length,
       end: params[params.len() - 1].span().hi,
     });
+  }
+}
+
+/// The pattern a for-in's or for-of's left side destructures each value with.
+fn head_pattern(head: &ForHead) -> Option<&Pat> {
+  match head {
+    ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
+    ForHead::Pat(pattern) => Some(pattern),
+    ForHead::UsingDecl(_) => None,
   }
 }
 
@@ -548,12 +558,7 @@ impl Visit for Finder {
       },
       _ => None,
     };
-    let head = match &stmt.left {
-      ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
-      ForHead::Pat(pattern) => Some(&**pattern),
-      ForHead::UsingDecl(_) => None,
-    };
-    let shape = head.and_then(|head| self.shape_of(head));
+    let shape = head_pattern(&stmt.left).and_then(|head| self.shape_of(head));
     self.edits.push(Edit::ForIn {
       keyword: stmt.left.span().hi,
       subject: stmt.right.span(),
@@ -569,7 +574,7 @@ impl Visit for Finder {
       self.edits.push(Edit::Copied {
         value: spread.expr.span(),
         sequence: is_sequence(&spread.expr),
-        shape: None,
+        more: None,
       });
     }
   }
@@ -584,20 +589,14 @@ impl Visit for Finder {
   fn visit_for_of_stmt(&mut self, stmt: &ForOfStmt) {
     stmt.visit_children_with(self);
     self.loop_bodies.push(stmt.body.span());
-    let head = match &stmt.left {
-      ForHead::VarDecl(declaration) => declaration.decls.first().map(|declarator| &declarator.name),
-      ForHead::Pat(pattern) => Some(&**pattern),
-      ForHead::UsingDecl(_) => None,
-    };
     // An async iterator's values are awaited: left to the refusal of unguarded rests.
-    if let Some(head) = head
+    if let Some(head) = head_pattern(&stmt.left)
       && !stmt.is_await
       && let Some(shape) = self.shape_of(head)
     {
       self.edits.push(Edit::Each {
         iterable: stmt.right.span(),
-        shape,
-        message: for_of_message(&stmt.right),
+        more: format!("{shape}, {}", for_of_message(&stmt.right)),
       });
     }
   }
@@ -670,7 +669,7 @@ impl Visit for Finder {
       self.edits.push(Edit::Copied {
         value: init.span(),
         sequence: is_sequence(init),
-        shape: Some(format!("{shape}, {message}")),
+        more: Some(format!("{shape}, {message}")),
       });
     }
   }
@@ -678,7 +677,7 @@ impl Visit for Finder {
   fn visit_assign_expr(&mut self, assign: &AssignExpr) {
     assign.visit_children_with(self);
     let source = Source::Assigned(&assign.right);
-    let shape = match &assign.left {
+    let more = match &assign.left {
       AssignTarget::Pat(AssignTargetPat::Object(pattern)) => self
         .object_shape(pattern)
         .map(|shape| format!("{shape}, {}", object_message(pattern, source))),
@@ -687,11 +686,11 @@ impl Visit for Finder {
         .map(|shape| format!("{shape}, {}", array_message(source))),
       _ => None,
     };
-    if let Some(shape) = shape {
+    if more.is_some() {
       self.edits.push(Edit::Copied {
         value: assign.right.span(),
         sequence: is_sequence(&assign.right),
-        shape: Some(shape),
+        more,
       });
     }
   }
@@ -805,10 +804,8 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         }
         call(&names.for_in, subject, sequence, shape.as_deref(), &mut pieces);
       }
-      Edit::Copied { value, sequence, shape } => call(&names.spread, value, sequence, shape.as_deref(), &mut pieces),
-      Edit::Each { iterable, shape, message } => {
-        call(&names.each, iterable, false, Some(&format!("{shape}, {message}")), &mut pieces)
-      }
+      Edit::Copied { value, sequence, more } => call(&names.spread, value, sequence, more.as_deref(), &mut pieces),
+      Edit::Each { iterable, more } => call(&names.each, iterable, false, Some(&more), &mut pieces),
       Edit::ArrayLength { value } => call(&names.array_length, value, false, None, &mut pieces),
       Edit::Catch { block, shape } => {
         let rank = pieces.len() as isize;

@@ -12,14 +12,28 @@ import { BOUNDARIES, HOSTILE_VALUES, cellProblem, runValue } from './fixtures/ho
 // slow phase of this machine: 800 ms, not 500, is what such a phase needs.
 const SLACK_MS = 800
 
+/** The cells of `report` that ended late or wrongly, as `[boundary, problem]`. */
+const problemsOf = (report) => report.cells
+  .map((cell) => [cell.boundary, cellProblem(cell, SLACK_MS)])
+  .filter(([, problem]) => problem !== null)
+
 for (const value of Object.keys(HOSTILE_VALUES)) {
   test(`${value}: every boundary settles by the compute budget, and the host ends idle`, async () => {
     const report = await runValue(value, Object.keys(BOUNDARIES), ['compute'])
     assert.deepStrictEqual({ status: report.status, signal: report.signal }, { status: 0, signal: null })
     assert.equal(report.cells.length, Object.keys(BOUNDARIES).length)
-    const problems = report.cells
-      .map((cell) => [cell.boundary, cellProblem(cell, SLACK_MS)])
-      .filter(([, problem]) => problem !== null)
+    // A cell that settled late is run once more, alone, in a fresh child: a machine busy for a
+    // moment delays one attempt (a cell of the 512 MB string settled after 1682 ms once, in a full
+    // run of the suite, and after 305-665 ms in 21 runs here, 8 of them beside two busy
+    // loops), while a boundary that does not stop is late every time. A wrong ending is never
+    // run again.
+    let problems = problemsOf(report)
+    const late = problems.filter(([, problem]) => problem.startsWith('settled after')).map(([boundary]) => boundary)
+    if (late.length > 0 && late.length === problems.length) {
+      const again = await runValue(value, late, ['compute'])
+      assert.equal(again.cells.length, late.length)
+      problems = problemsOf(again)
+    }
     assert.deepStrictEqual(problems, [])
     assert.equal(report.after.liveRuns, 0)
     assert.equal(report.after.runaways.running, 0)

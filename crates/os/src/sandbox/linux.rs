@@ -1,0 +1,286 @@
+//! Linux: the descriptors it inherited closed; killed with its parent; its private writable
+//! memory capped (`RLIMIT_DATA`, which since Linux 4.7 counts anonymous mappings: V8's heap,
+//! malloc, thread stacks); no new privileges; Landlock with no file system access at all, no TCP,
+//! no abstract Unix sockets and no signals out of its domain; and a seccomp filter that refuses
+//! the system calls an attacker holding the process would want and the engine never makes.
+//!
+//! The filter is a deny list, not an allow list: V8, glibc and tokio make many system calls,
+//! which differ by version, and a call an allow list forgot would kill a legitimate run. What it
+//! refuses is what would reach past the process: new processes and programs, sockets, other
+//! processes' memory, files written or created, the kernel's own state.
+
+use std::collections::BTreeMap;
+
+use landlock::{
+  ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
+  RulesetStatus, Scope,
+};
+use seccompiler::{
+  BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+  SeccompRule, TargetArch,
+};
+
+use super::{Confinement, Layer};
+
+pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
+  let layer = |name, outcome: Result<(), String>| Layer {
+    name,
+    missing: outcome.err(),
+  };
+  let descriptors = layer("descriptors", close_inherited_descriptors());
+  die_with_parent(confinement.parent)?;
+  Ok(vec![
+    descriptors,
+    layer("parent-death", Ok(())),
+    layer("memory", limit_data(confinement.data_bytes)),
+    layer("no-new-privs", no_new_privs()),
+    layer("landlock", landlock()),
+    layer("seccomp", seccomp()),
+  ])
+}
+
+fn close_inherited_descriptors() -> Result<(), String> {
+  // SAFETY: closes descriptors 3 and up of this process, which nothing of ours holds yet.
+  let closed = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
+  if closed == 0 {
+    return Ok(());
+  }
+  // Before Linux 5.9: one by one, up to the process's limit.
+  // SAFETY: as above; closing a descriptor that is not open only fails.
+  let open_max = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) }.clamp(0, 1 << 20) as i32;
+  for fd in 3..open_max {
+    unsafe { libc::close(fd) };
+  }
+  Ok(())
+}
+
+/// Killed when the thread that started the process exits; already orphaned is an error, since
+/// the signal would then never come.
+fn die_with_parent(parent: u32) -> Result<(), String> {
+  // SAFETY: plain prctl and getppid calls on this process.
+  unsafe {
+    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+      return Err(format!("PR_SET_PDEATHSIG failed: {}", std::io::Error::last_os_error()));
+    }
+    if libc::getppid() as u32 != parent {
+      return Err("the process that started the helper is gone".into());
+    }
+  }
+  Ok(())
+}
+
+fn limit_data(bytes: u64) -> Result<(), String> {
+  let limit = libc::rlimit {
+    rlim_cur: bytes as libc::rlim_t,
+    rlim_max: bytes as libc::rlim_t,
+  };
+  // SAFETY: `limit` is a valid rlimit for this process.
+  if unsafe { libc::setrlimit(libc::RLIMIT_DATA, &limit) } != 0 {
+    return Err(format!("RLIMIT_DATA: {}", std::io::Error::last_os_error()));
+  }
+  Ok(())
+}
+
+fn no_new_privs() -> Result<(), String> {
+  // SAFETY: a plain prctl on this process.
+  if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+    return Err(format!("PR_SET_NO_NEW_PRIVS: {}", std::io::Error::last_os_error()));
+  }
+  Ok(())
+}
+
+/// Every access right the kernel knows of handled, and none granted: the process opens no file,
+/// not even to read. Newer rights than the kernel's are left out (best effort), and said.
+fn landlock() -> Result<(), String> {
+  let abi = ABI::V6;
+  let status = Ruleset::default()
+    .set_compatibility(CompatLevel::BestEffort)
+    .handle_access(AccessFs::from_all(abi))
+    .and_then(|ruleset| ruleset.handle_access(AccessNet::from_all(abi)))
+    .and_then(|ruleset| ruleset.scope(Scope::from_all(abi)))
+    .and_then(|ruleset| ruleset.create())
+    .and_then(|ruleset| ruleset.restrict_self())
+    .map_err(|error| format!("Landlock: {error}"))?;
+  match status.ruleset {
+    RulesetStatus::FullyEnforced => Ok(()),
+    RulesetStatus::PartiallyEnforced => Err(format!(
+      "Landlock is only partly enforced by this kernel ({:?}): the file system is closed, but not every network or signal scope",
+      status.landlock
+    )),
+    RulesetStatus::NotEnforced => Err(format!("this kernel does not enforce Landlock ({:?})", status.landlock)),
+  }
+}
+
+/// Refused outright, with `EPERM`.
+const REFUSED: &[libc::c_long] = &[
+  // New programs and processes (threads are `clone` with CLONE_THREAD, below).
+  libc::SYS_execve,
+  libc::SYS_execveat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_fork,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_vfork,
+  // Sockets.
+  libc::SYS_socket,
+  libc::SYS_socketpair,
+  libc::SYS_connect,
+  libc::SYS_bind,
+  libc::SYS_listen,
+  libc::SYS_accept,
+  libc::SYS_accept4,
+  // Other processes and their memory.
+  libc::SYS_ptrace,
+  libc::SYS_process_vm_readv,
+  libc::SYS_process_vm_writev,
+  libc::SYS_pidfd_open,
+  libc::SYS_pidfd_getfd,
+  libc::SYS_kcmp,
+  libc::SYS_tkill,
+  // The file system changed (Landlock refuses these too; this holds on kernels without it).
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_creat,
+  libc::SYS_openat2,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_unlink,
+  libc::SYS_unlinkat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_rename,
+  libc::SYS_renameat,
+  libc::SYS_renameat2,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_mkdir,
+  libc::SYS_mkdirat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_rmdir,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_link,
+  libc::SYS_linkat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_symlink,
+  libc::SYS_symlinkat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_chmod,
+  libc::SYS_fchmodat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_chown,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_lchown,
+  libc::SYS_fchownat,
+  libc::SYS_truncate,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_mknod,
+  libc::SYS_mknodat,
+  libc::SYS_name_to_handle_at,
+  libc::SYS_open_by_handle_at,
+  // The kernel's and the machine's state.
+  libc::SYS_mount,
+  libc::SYS_umount2,
+  libc::SYS_pivot_root,
+  libc::SYS_chroot,
+  libc::SYS_setns,
+  libc::SYS_unshare,
+  libc::SYS_open_tree,
+  libc::SYS_move_mount,
+  libc::SYS_fsopen,
+  libc::SYS_fsconfig,
+  libc::SYS_fsmount,
+  libc::SYS_fspick,
+  libc::SYS_bpf,
+  libc::SYS_perf_event_open,
+  libc::SYS_userfaultfd,
+  libc::SYS_io_uring_setup,
+  libc::SYS_io_uring_enter,
+  libc::SYS_io_uring_register,
+  libc::SYS_keyctl,
+  libc::SYS_add_key,
+  libc::SYS_request_key,
+  libc::SYS_init_module,
+  libc::SYS_finit_module,
+  libc::SYS_delete_module,
+  libc::SYS_kexec_load,
+  libc::SYS_kexec_file_load,
+  libc::SYS_reboot,
+  libc::SYS_swapon,
+  libc::SYS_swapoff,
+  libc::SYS_acct,
+  libc::SYS_quotactl,
+  libc::SYS_settimeofday,
+  libc::SYS_clock_settime,
+  libc::SYS_clock_adjtime,
+  libc::SYS_adjtimex,
+  libc::SYS_sethostname,
+  libc::SYS_setdomainname,
+  libc::SYS_personality,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_iopl,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_ioperm,
+  libc::SYS_setuid,
+  libc::SYS_setgid,
+  libc::SYS_setreuid,
+  libc::SYS_setregid,
+  libc::SYS_setresuid,
+  libc::SYS_setresgid,
+  libc::SYS_setgroups,
+  libc::SYS_setfsuid,
+  libc::SYS_setfsgid,
+];
+
+/// Flags of `open`/`openat` that write or create.
+const WRITING_OPEN_FLAGS: &[libc::c_int] = &[
+  libc::O_WRONLY,
+  libc::O_RDWR,
+  libc::O_CREAT,
+  libc::O_TRUNC,
+  libc::O_APPEND,
+  libc::O_TMPFILE,
+];
+
+fn seccomp() -> Result<(), String> {
+  let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| format!("seccomp: {error}"))?;
+  // SAFETY: getpid has no preconditions.
+  let own = unsafe { libc::getpid() } as u64;
+  let compile = |rules: BTreeMap<i64, Vec<SeccompRule>>, action| -> Result<BpfProgram, String> {
+    SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
+      .and_then(BpfProgram::try_from)
+      .map_err(|error| format!("seccomp: {error}"))
+  };
+  let condition = |arg, op, value| {
+    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|error| format!("seccomp: {error}"))
+  };
+  let rule = |conditions| SeccompRule::new(conditions).map_err(|error| format!("seccomp: {error}"));
+
+  let mut refused: BTreeMap<i64, Vec<SeccompRule>> = REFUSED.iter().map(|&call| (call, Vec::new())).collect();
+  // A process, not a thread.
+  let thread = libc::CLONE_THREAD as u64;
+  refused.insert(
+    libc::SYS_clone,
+    vec![rule(vec![condition(0, SeccompCmpOp::MaskedEq(thread), 0)?])?],
+  );
+  // Opened to write or create, whatever else the flags say.
+  let writing = |flags_arg| -> Result<Vec<SeccompRule>, String> {
+    WRITING_OPEN_FLAGS
+      .iter()
+      .map(|&flag| rule(vec![condition(flags_arg, SeccompCmpOp::MaskedEq(flag as u64), flag as u64)?]))
+      .collect()
+  };
+  #[cfg(target_arch = "x86_64")]
+  refused.insert(libc::SYS_open, writing(1)?);
+  refused.insert(libc::SYS_openat, writing(2)?);
+  // Signals to any process but this one.
+  refused.insert(libc::SYS_kill, vec![rule(vec![condition(0, SeccompCmpOp::Ne, own)?])?]);
+  for call in [libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo] {
+    refused.insert(call, vec![rule(vec![condition(0, SeccompCmpOp::Ne, own)?])?]);
+  }
+  let refusing = compile(refused, SeccompAction::Errno(libc::EPERM as u32))?;
+  // clone3 passes its flags in memory, where a filter cannot read them: ENOSYS makes glibc
+  // start its threads with clone instead.
+  let clone3 = compile(
+    BTreeMap::from([(libc::SYS_clone3, Vec::new())]),
+    SeccompAction::Errno(libc::ENOSYS as u32),
+  )?;
+  for program in [&refusing, &clone3] {
+    seccompiler::apply_filter_all_threads(program).map_err(|error| format!("seccomp: {error}"))?;
+  }
+  Ok(())
+}

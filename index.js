@@ -4,6 +4,7 @@ import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { Config, PREFIX, checkConfig } from './lib/config.js'
 import { checkBindings, planBindings } from './lib/bindings.js'
 import { DurableAttempt, checkResolutions, pendingOf, resumption, suspend } from './lib/durable.js'
+import { HelperPool, HelperRun } from './lib/helpers.js'
 
 export { resumption, suspend }
 
@@ -35,9 +36,10 @@ export class V8CodeRuntime extends CodeRuntime {
   constructor(ctx, config) {
     super(ctx)
     const checked = checkConfig(Config(config))
+    this.isolation = checked.isolation
     const own = {
       config: checked,
-      pool: new native.NativePool(checked.isolatePool, checked.isolatePoolMax, checked.maxOldGenerationSizeMb, POOL_IDLE_MS),
+      ...(checked.isolation === 'process' ? helpers(checked) : isolates(checked)),
       disposed: false,
       /** Runs in flight, each with the promise of its result. */
       live: new Map(),
@@ -79,6 +81,24 @@ export class V8CodeRuntime extends CodeRuntime {
   }
 }
 
+/** In-process runs: isolates prepared ahead of demand, and a NativeRun for each run. */
+function isolates(config) {
+  const pool = new native.NativePool(config.isolatePool, config.isolatePoolMax, config.maxOldGenerationSizeMb, POOL_IDLE_MS)
+  return { pool, newRun: () => new native.NativeRun() }
+}
+
+/** Runs in helper processes: helpers started ahead of demand, and a HelperRun for each run. */
+function helpers(config) {
+  if (typeof native.spawnHelper !== 'function') throw new Error(`${PREFIX} isolation 'process' is not available on ${process.platform}`)
+  const pool = new HelperPool(native.helperPath(), {
+    prepared: config.isolatePool,
+    heapMb: config.maxOldGenerationSizeMb,
+    runsPerHelper: config.runsPerHelper,
+  }, { spawn: native.spawnHelper, kill: native.killHelper })
+  const settleWithout = (kind, message) => native.settleWithoutRun(config.maxOutputBytes, kind, message)
+  return { pool, newRun: () => new HelperRun(settleWithout) }
+}
+
 /** A durable attempt: completed, or suspended with the calls that wait. */
 async function durable(own, request, { options, journal, resolutions, resuming = false, replayOnly = false }) {
   if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
@@ -113,7 +133,7 @@ async function settle(own, { program, bindings, signal }, attempt) {
   checkBindings(bindings)
   const { config, live } = own
   if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
-  const run = new native.NativeRun()
+  const run = own.newRun()
   const plan = planBindings(bindings, run, attempt?.control)
   const { params, dispatch } = plan
   const namespacesJson = attempt ? attempt.namespacesJson(plan.described, plan.names) : plan.namespacesJson

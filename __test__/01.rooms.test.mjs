@@ -9,6 +9,7 @@ const src = new URL('../src/', import.meta.url).pathname
 
 const allowed = {
   bridge: ['engine', 'limits', 'output'],
+  helper: ['engine', 'limits', 'output'],
   engine: ['limits', 'output', 'program'],
   limits: ['output'],
   output: [],

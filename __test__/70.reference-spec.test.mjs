@@ -53,9 +53,13 @@ afterEach(async () => {
   for (const fiber of fibers.splice(0)) await fiber.dispose()
 })
 
+/** Where runs execute: this suite runs as it is, and again with `DSH_TEST_ISOLATION=process`
+ * (80.process.test.mjs). */
+const ISOLATION = process.env.DSH_TEST_ISOLATION ?? 'v8-isolate'
+
 /** The reference's `setup(config)`: a fresh context with the plugin loaded. */
 async function setup(config = {}) {
-  const { ctx, fiber, runtime } = await loadPlugin(config)
+  const { ctx, fiber, runtime } = await loadPlugin({ isolation: ISOLATION, ...config })
   fibers.push(fiber)
   return { ctx, runtime }
 }
@@ -186,7 +190,7 @@ describe('WorkerThreadCodeRuntime — programs and bindings (real workers)', () 
   it('registers with the seam descriptors', async () => {
     const { runtime } = await setup()
     assert.strictEqual(runtime.language, 'typescript')
-    assert.strictEqual(runtime.isolation, 'v8-isolate') // the reference: 'worker-thread'
+    assert.strictEqual(runtime.isolation, ISOLATION) // the reference: 'worker-thread'
   })
 
   it('runs TypeScript (erasable syntax), captures output in order, returns the value', async () => {

@@ -20,14 +20,19 @@ export const Config = z.object({
     .description('Isolates kept prepared ahead of demand; each serves exactly one run, then a new one is prepared.'),
   isolatePoolMax: z.number().default(32)
     .description('Isolates the pool may grow to while runs find none prepared; it shrinks back after 30 s unused.'),
+  isolation: z.union(['v8-isolate', 'process']).default('v8-isolate')
+    .description("Where runs execute: 'v8-isolate', an isolate in this process; 'process', a sandboxed helper process (isolatePool of them are started ahead of demand)."),
+  runsPerHelper: z.number().default(1)
+    .description("With isolation 'process': runs one helper serves, one after another, before it exits. Above 1, a helper taken over by one run could see the runs it serves later."),
 })
 
 /**
- * Checks a schema-resolved config: every entry (declared keys first, then extras) must be a
+ * Checks a schema-resolved config: every entry but `isolation` (declared keys first, then extras) must be a
  * finite positive number, and two keys have tighter bounds. Throws the first violation.
  */
 export function checkConfig(config) {
   for (const [key, value] of Object.entries(config)) {
+    if (key === 'isolation') continue
     if (typeof value !== 'number' || !Number.isFinite(value) || !(value > 0)) {
       throw new Error(`${PREFIX} config.${key} must be a positive number, got ${String(value)}`)
     }
@@ -44,6 +49,9 @@ export function checkConfig(config) {
   }
   if (!Number.isSafeInteger(isolatePoolMax) || isolatePoolMax < isolatePool) {
     throw new Error(`${PREFIX} config.isolatePoolMax must be a whole number of at least config.isolatePool (${isolatePool}), got ${isolatePoolMax}`)
+  }
+  if (!Number.isSafeInteger(config.runsPerHelper)) {
+    throw new Error(`${PREFIX} config.runsPerHelper must be a whole number, got ${config.runsPerHelper}`)
   }
   return config
 }

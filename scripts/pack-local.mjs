@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm run pack:local`: builds the release addon for this machine, places it in its npm/<target>
-// package, and writes the tarballs of that package and of the root package into artifacts/.
+// `npm run pack:local`: builds the release addon and its helper for this machine, places them in
+// its npm/<target> package, and writes the tarballs of that package and of the root package into artifacts/.
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -17,6 +17,8 @@ mkdirSync(artifacts)
 
 const packageDir = join(root, 'npm', target)
 copyFileSync(join(root, binary), join(packageDir, binary))
+const helper = readdirSync(root).find((name) => name.startsWith(`dsh-code-runtime-v8-helper.${target}`))
+copyFileSync(join(root, helper), join(packageDir, helper))
 const pack = (cwd) => execFileSync('npm', ['pack', '--pack-destination', artifacts, '--json'], { cwd, encoding: 'utf8' })
 const packed = [JSON.parse(pack(packageDir))[0]]
 

@@ -90,7 +90,8 @@ type Deliver = Box<dyn FnOnce(Env) -> Result<NativeSettled>>;
 type CallArgs = FnArgs<(u32, u32, u32, String)>;
 type DispatchFn = ThreadsafeFunction<CallArgs, (), CallArgs, Status, false>;
 
-/// Settles a run that ends before any isolate exists (a pre-aborted signal), through the ledger.
+/// Settles a run through the ledger without its isolate: a pre-aborted signal, or a helper
+/// process that ended or stopped answering before the run settled (`isolation: 'process'`).
 #[napi]
 pub fn settle_without_run(
   max_output_bytes: f64,
@@ -100,6 +101,8 @@ pub fn settle_without_run(
   let kind = match kind.as_str() {
     "abort" => FailureKind::Abort,
     "exception" => FailureKind::Exception,
+    "timeout" => FailureKind::Timeout,
+    "worker-exit" => FailureKind::WorkerExit,
     other => {
       return Err(Error::new(
         Status::InvalidArg,
@@ -252,11 +255,7 @@ impl NativeRun {
       namespaces_json: request.namespaces_json,
       dispatch,
     };
-    // A prepared isolate has the pool's heap cap: use it only when that is this run's cap.
-    match pool {
-      Some(NativePool { pool }) if pool.heap_bytes == job.shared.limits.heap_bytes => pool.submit(job),
-      _ => crate::engine::platform::submit(job),
-    }
+    job.submit(pool.map(|native| &native.pool));
     Ok(promise)
   }
 
@@ -298,4 +297,58 @@ impl NativeRun {
       shared.stop(limit);
     }
   }
+}
+
+/// A helper process started for `isolation: 'process'`: its id and the host's ends of its pipes,
+/// which the caller now owns.
+#[napi(object)]
+pub struct SpawnedHelper {
+  pub pid: u32,
+  pub stdin: i32,
+  pub stdout: i32,
+  pub stderr: i32,
+}
+
+type ExitArgs = FnArgs<(Option<i32>, Option<i32>)>;
+
+/// Starts a helper process with no environment and three pipes, without forking Node (see
+/// dsh-os's `process`); `onExit(code, signal)` is called once it has ended. The callback holds
+/// the event loop only while the caller holds the pipes' sockets.
+#[cfg(unix)]
+#[napi]
+pub fn spawn_helper(
+  path: String,
+  args: Vec<String>,
+  #[napi(ts_arg_type = "(code: number | null, signal: number | null) => void")] on_exit: Function<
+    '_,
+    ExitArgs,
+    (),
+  >,
+) -> Result<SpawnedHelper> {
+  let tsfn: ThreadsafeFunction<ExitArgs, (), ExitArgs, Status, false, true> = on_exit
+    .build_threadsafe_function()
+    .callee_handled::<false>()
+    .weak::<true>()
+    .build()?;
+  let spawned = dsh_os::process::spawn(&path, &args, move |exit| {
+    let args = match exit {
+      dsh_os::process::Exit::Code(code) => (Some(code), None),
+      dsh_os::process::Exit::Signal(signal) => (None, Some(signal)),
+    };
+    tsfn.call(args.into(), ThreadsafeFunctionCallMode::NonBlocking);
+  })
+  .map_err(|error| Error::from_reason(format!("{path}: {error}")))?;
+  Ok(SpawnedHelper {
+    pid: spawned.pid,
+    stdin: spawned.stdin,
+    stdout: spawned.stdout,
+    stderr: spawned.stderr,
+  })
+}
+
+/// Kills a helper `spawnHelper` started, unless it has already ended: `false` then.
+#[cfg(unix)]
+#[napi]
+pub fn kill_helper(pid: u32) -> bool {
+  dsh_os::process::kill(pid)
 }

@@ -1,10 +1,12 @@
 //! dsh-code-runtime-v8: runs one model-written TypeScript program per call in its own V8
 //! isolate, inside Node, and gives back only what it printed and returned.
 //!
-//! The rooms follow a run's data (docs/architecture.md): `bridge` is the napi surface; `engine`
+//! The rooms follow a run's data (docs/architecture.md): `bridge` is the napi surface, `helper`
+//! the process that runs programs outside the host (`isolation: 'process'`); `engine`
 //! prepares isolates and runs programs in them; `limits` holds a run's shared state and what
 //! enforces its budgets; `output` is the ledger and the reading of values out of V8; `program`
-//! turns the program's text into JavaScript. `bridge` may import `engine`, `limits` and `output`;
+//! turns the program's text into JavaScript. `bridge` and `helper` may import `engine`, `limits`
+//! and `output`;
 //! `engine` may import `limits`, `output` and `program`; `limits` may import `output`; `output`
 //! and `program` import no other room (`__test__/01.rooms.test.mjs` holds them to it).
 
@@ -18,6 +20,7 @@ use std::sync::{Mutex, MutexGuard};
 
 mod bridge;
 pub mod engine;
+pub mod helper;
 pub mod limits;
 pub mod output;
 pub mod program;

@@ -51,7 +51,8 @@ pub struct Pool {
   state: Mutex<State>,
   /// How often an idle prepared isolate checks whether it has been unused long enough to leave.
   idle_check: Duration,
-  /// Signalled when a preparation ends or the pool closes: members waiting to prepare look again.
+  /// Signalled when a preparation ends, an isolate is ready, or the pool closes: members waiting
+  /// to prepare, and `wait_until_prepared`, look again.
   refill: Condvar,
   closed: AtomicBool,
   /// Threads asked for and not yet exited, members and cold runs alike.
@@ -117,6 +118,17 @@ impl Pool {
     }
     self.threads.fetch_add(1, Ordering::SeqCst);
     (self.spawner.run_cold)(job, self.clone());
+  }
+
+  /// Waits until an isolate is prepared, the pool has closed, or `timeout` has passed (an
+  /// isolate that cannot be prepared leaves no member to wait for).
+  pub fn wait_until_prepared(&self, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    let mut state = crate::lock(&self.state);
+    while state.ready.is_empty() && !self.closed.load(Ordering::SeqCst) {
+      let Some(left) = deadline.checked_duration_since(Instant::now()) else { return };
+      state = self.refill.wait_timeout(state, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
+    }
   }
 
   /// Stops preparing; idle isolates exit. `on_empty` runs once every pool thread has exited.
@@ -254,6 +266,7 @@ impl Pool {
       state.ready.push(Ready { id, job: job_tx });
       id
     };
+    self.refill.notify_all();
     let job = match self.wait_for_run(id, &job_rx) {
       Waited::Run(job) => job,
       Waited::Closed => return Served::Done,

@@ -1,0 +1,184 @@
+// `isolation: 'process'`: every run in a sandboxed helper process. The seam's suite passes in it;
+// the sandbox holds as /proc shows it from outside (crates/os/tests/sandbox.rs proves it from
+// inside); a helper's death costs its run alone, and the host's death leaves no helper behind.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, spawn, spawnSync } from 'node:child_process'
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { setup, sleep, tools } from './helpers.mjs'
+import { alive, helperPids } from './fixtures/helper-processes.mjs'
+
+const native = createRequire(import.meta.url)('../lib/native.cjs')
+
+/** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
+async function until(check, ms) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) return false
+    await sleep(5)
+  }
+  return true
+}
+
+/** The helpers this process has while `runtime` runs `program` awaiting `tools.wait`. */
+async function helpersDuring(runtime) {
+  let release
+  const bindings = tools({ wait: () => new Promise((resolve) => { release = resolve }) })
+  const settled = runtime.run({ program: 'return await tools.wait({})', bindings })
+  await until(() => release !== undefined, 10_000)
+  return { pids: helperPids(process.pid), settled, release }
+}
+
+test("the reference backend's own suite passes with every run in a helper process", async () => {
+  const suite = fileURLToPath(new URL('./70.reference-spec.test.mjs', import.meta.url))
+  const { code, stdout } = await new Promise((resolve) => {
+    // Without this runner's context, the child reports in TAP, not to this runner.
+    const { NODE_TEST_CONTEXT, ...env } = process.env
+    execFile(process.execPath, ['--test', '--test-reporter=tap', suite], { env: { ...env, DSH_TEST_ISOLATION: 'process' }, maxBuffer: 16 << 20 },
+      (error, stdout) => resolve({ code: error?.code ?? 0, stdout }))
+  })
+  const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(stdout)?.[1])
+  assert.deepStrictEqual({ code, pass: count('pass'), fail: count('fail') }, { code: 0, pass: 46, fail: 0 })
+})
+
+test('runtime.isolation says where runs execute', async () => {
+  const { runtime, dispose } = await setup({ isolation: 'process' })
+  assert.equal(runtime.isolation, 'process')
+  await dispose()
+  const inProcess = await setup({})
+  assert.equal(inProcess.runtime.isolation, 'v8-isolate')
+  await inProcess.dispose()
+})
+
+test('a helper is confined before it runs anything: no new privileges, seccomp, no environment, only pipes', async () => {
+  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1 })
+  const { pids, settled, release } = await helpersDuring(runtime)
+  assert.ok(pids.length >= 1, 'a helper serves the run')
+  for (const pid of pids) {
+    const status = Object.fromEntries(readFileSync(`/proc/${pid}/status`, 'utf8').trim().split('\n')
+      .map((line) => line.split(':\t')).map(([key, value]) => [key, value.trim()]))
+    assert.deepStrictEqual([status.NoNewPrivs, status.Seccomp], ['1', '2'])
+    assert.equal(readFileSync(`/proc/${pid}/environ`, 'utf8'), '')
+    const descriptors = readdirSync(`/proc/${pid}/fd`).map((fd) => [Number(fd), readlinkSync(`/proc/${pid}/fd/${fd}`)])
+    // Its channel (0, 1, 2) and what the engine made for itself after start: no file, no directory.
+    assert.deepStrictEqual(descriptors.filter(([fd]) => fd <= 2).map(([, target]) => target.startsWith('pipe:')), [true, true, true])
+    const opened = descriptors.map(([, target]) => target).filter((target) => !/^(pipe|socket|anon_inode):/.test(target))
+    assert.deepStrictEqual(opened, [])
+  }
+  release(1)
+  assert.deepStrictEqual(await settled, { logs: [], value: 1 })
+  await dispose()
+})
+
+test('a helper killed with SIGKILL while its run awaits a binding ends that run as worker-exit within a second, and the next run is served', async () => {
+  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1 })
+  const { pids, settled } = await helpersDuring(runtime)
+  const serving = pids.filter((pid) => readFileSync(`/proc/${pid}/status`, 'utf8').includes('Threads'))
+  // The one whose run awaits: the others (prepared ahead) are killed too, which costs nothing.
+  const killedAt = performance.now()
+  for (const pid of serving) process.kill(pid, 'SIGKILL')
+  const result = await settled
+  assert.ok(performance.now() - killedAt < 1000, `settled ${Math.round(performance.now() - killedAt)} ms after the kill`)
+  assert.deepStrictEqual(result, { logs: [], error: { kind: 'worker-exit', message: 'the helper process was killed by SIGKILL' } })
+  assert.deepStrictEqual(await runtime.run({ program: 'console.log("next"); return 2', bindings: [] }), { logs: ['next'], value: 2 })
+  await dispose()
+})
+
+test("the host's death leaves no helper behind: each ends within a second", async () => {
+  const host = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/host-with-helpers.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const line = await new Promise((resolve) => {
+    let text = ''
+    host.stdout.on('data', (chunk) => {
+      text += chunk
+      if (text.includes('\n')) resolve(text.split('\n')[0])
+    })
+  })
+  const pids = JSON.parse(line)
+  assert.ok(pids.length >= 3, `${pids.length} helpers for three runs`)
+  host.kill('SIGKILL')
+  assert.ok(await until(() => pids.every((pid) => !alive(pid)), 1000), `alive a second after the host: ${pids.filter(alive)}`)
+})
+
+test('what a run leaves running when it settles ends with its helper, within 250 ms', async () => {
+  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1, computeMs: 100 })
+  // Once a first run is over and its replacement is warm, one helper is prepared: the next run's.
+  await runtime.run({ program: 'return 0', bindings: [] })
+  await sleep(500)
+  const prepared = helperPids(process.pid)
+  assert.equal(prepared.length, 1)
+  // A key listing that no termination reaches (in-process, its thread is demoted and held).
+  const result = await runtime.run({ program: "return Object.assign({}, 'a,'.repeat(2 ** 20))", bindings: [] })
+  assert.deepStrictEqual(result.error, { kind: 'timeout', message: 'compute budget exhausted (100ms busy)' })
+  assert.ok(await until(() => !alive(prepared[0]), 250), 'the helper that ran it is still alive')
+  await dispose()
+})
+
+test('a heap flood, a stack overflow and a deep graph end their run as in-process mode does, and the host serves the next', async () => {
+  const programs = [
+    'const a = []; for (;;) a.push({ x: a.length })',
+    'const f = () => f(); f()',
+    'let v = []; for (let i = 0; i < 1e6; i++) v = [v]; return v',
+  ]
+  const results = {}
+  for (const isolation of ['v8-isolate', 'process']) {
+    const { runtime, dispose } = await setup({ isolation, maxOldGenerationSizeMb: 64 })
+    results[isolation] = []
+    for (const program of programs) results[isolation].push(await runtime.run({ program, bindings: [] }))
+    results[isolation].push(await runtime.run({ program: 'return 40 + 2', bindings: [] }))
+    await dispose()
+  }
+  assert.deepStrictEqual(results.process, results['v8-isolate'])
+  assert.deepStrictEqual(results.process.map((result) => result.error?.kind ?? result.value), ['worker-exit', 'exception', 'worker-exit', 42])
+})
+
+test('runsPerHelper: a helper serves that many runs one after the other, then a fresh one takes over', async () => {
+  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1, runsPerHelper: 2 })
+  const served = []
+  for (let i = 0; i < 4; i++) {
+    const { pids, settled, release } = await helpersDuring(runtime)
+    served.push(pids)
+    release(i)
+    assert.deepStrictEqual(await settled, { logs: [], value: i })
+  }
+  // The helper of the first run also serves the second; the third gets another.
+  const [first, second, third] = served.map((pids) => new Set(pids))
+  assert.ok([...first].some((pid) => second.has(pid)))
+  assert.ok([...first].some((pid) => !third.has(pid)))
+  await dispose()
+})
+
+test('durable runs suspend, resume and replay in helper processes as in-process', async () => {
+  const { suspend, resumption } = await import('dsh-code-runtime-v8')
+  const bindings = tools({ approve: async () => resumption() ? `approved: ${resumption().resolution}` : suspend({ ask: 'pay?' }) })
+  const program = 'const answer = await tools.approve({}); console.log(answer); return answer'
+  const outcomes = {}
+  for (const isolation of ['v8-isolate', 'process']) {
+    const { runtime, dispose } = await setup({ isolation })
+    const suspended = await runtime.runDurable({ program, bindings })
+    const [pending] = suspended.pending
+    const resumed = await runtime.resume({ program, bindings }, suspended.journal, { [pending.id]: 'yes' })
+    const replayed = await runtime.replay({ program, bindings }, resumed.journal)
+    outcomes[isolation] = [suspended.status, resumed.status, resumed.result, replayed.result]
+    await dispose()
+  }
+  assert.deepStrictEqual(outcomes.process, outcomes['v8-isolate'])
+  assert.deepStrictEqual(outcomes.process.slice(0, 2), ['suspended', 'completed'])
+})
+
+test('a helper that cannot be found is a clear error when the runtime is made, and one of another protocol refuses to start', async () => {
+  const saved = process.env.DSH_CODE_RUNTIME_V8_HELPER
+  process.env.DSH_CODE_RUNTIME_V8_HELPER = '/nonexistent/helper'
+  try {
+    await assert.rejects(setup({ isolation: 'process' }), {
+      message: "dsh-code-runtime-v8: isolation 'process' needs the helper process at /nonexistent/helper, which cannot be executed (ENOENT); set DSH_CODE_RUNTIME_V8_HELPER to point at another",
+    })
+  } finally {
+    if (saved === undefined) delete process.env.DSH_CODE_RUNTIME_V8_HELPER
+    else process.env.DSH_CODE_RUNTIME_V8_HELPER = saved
+  }
+  const skewed = spawnSync(native.helperPath(), ['0', String(process.pid), '64', '1'], { env: {}, encoding: 'utf8' })
+  assert.deepStrictEqual([skewed.status, skewed.stderr.trim()], [2,
+    'dsh-code-runtime-v8-helper: the host speaks protocol 0, this helper 1: the addon and its helper come from different builds'])
+})

@@ -1,0 +1,350 @@
+// `isolation: 'process'`: each run in a helper process (src/helper/), started ahead of demand,
+// confined by the kernel before it takes a run. A helper serves `runsPerHelper` runs one after
+// the other (1 by default: a fresh process per run), so a crash, a fatal V8 error or a kill costs
+// the one run it holds. A `HelperRun` has the addon's NativeRun interface, so the rest of the
+// runtime (bindings, durable runs, disposal) cannot tell the modes apart.
+import { Socket } from 'node:net'
+import { constants } from 'node:os'
+import { FrameReader, PROTOCOL, abortFrame, answerFrame, disposeFrame, runFrame } from './helper_wire.js'
+
+/** How much of a helper's stderr is kept, for the message of its death. */
+const STDERR_KEPT = 4096
+
+/** A run whose helper neither settles nor ends this long after it should have is ended here, and
+ * its helper killed: after its wall ceiling, or after an abort or disposal was sent. */
+const BACKSTOP_MS = 1000
+
+/** Why a helper ended: its exit status and the last line it wrote to stderr. */
+function causeOf(exit, stderr) {
+  const how = exit === undefined ? 'ended'
+    : exit.signal !== null ? `was killed by ${SIGNAL_NAMES[exit.signal] ?? `signal ${exit.signal}`}`
+      : `exited with code ${exit.code}`
+  const said = stderr.trim().split('\n').at(-1)?.replace(/^dsh-code-runtime-v8-helper: /, '')
+  return `the helper process ${how}${said ? `: ${said}` : ''}`
+}
+
+/** Signal names by number, for the message of a helper's death. */
+const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
+
+/** One helper process, from its start to its end. */
+class Helper {
+  #reader = new FrameReader()
+  #stderr = ''
+  #onReady
+  #onIdle = () => {}
+  #onGone
+  #exit
+  #launcher
+
+  /** `launcher` starts and kills processes: the addon's spawnHelper and killHelper. */
+  constructor(path, { heapMb, runs }, launcher) {
+    this.#launcher = launcher
+    this.runsLeft = runs
+    /** The run it serves now, if any. */
+    this.run = undefined
+    this.gone = false
+    /** Resolves with the helper's sandbox report once it is confined and warm; rejects if it ends first. */
+    this.ready = new Promise((resolve, reject) => { this.#onReady = { resolve, reject } })
+    this.ready.catch(() => {})
+    /** Resolves once the helper has ended and everything it wrote has been read. */
+    this.ended = new Promise((resolve) => { this.#onGone = resolve })
+    const args = [String(PROTOCOL), String(process.pid), String(heapMb), String(runs)]
+    let spawned
+    try {
+      spawned = launcher.spawn(path, args, (code, signal) => { this.#exit = { code, signal } })
+    } catch (error) {
+      queueMicrotask(() => this.#end(`the helper process could not be started: ${error.message}`))
+      return
+    }
+    this.pid = spawned.pid
+    this.stdin = new Socket({ fd: spawned.stdin, readable: false, writable: true })
+    this.stdout = new Socket({ fd: spawned.stdout, readable: true, writable: false })
+    this.stderr = new Socket({ fd: spawned.stderr, readable: true, writable: false })
+    this.stdin.on('error', () => {})
+    this.stdout.on('data', (chunk) => {
+      let frames
+      try {
+        frames = this.#reader.push(chunk)
+      } catch (error) {
+        this.kill(`the helper process sent ${error.message}`)
+        return
+      }
+      for (const frame of frames) this.#receive(frame)
+    })
+    this.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_KEPT) })
+    // Its end is known once its stdout has closed (whatever it wrote is read) and it has been
+    // reaped (its status is known): the status comes from the reaper a moment later, if at all.
+    this.stdout.on('close', () => this.#whenExited(() => this.#end(this.killedFor ?? causeOf(this.#exit, this.#stderr))))
+    this.hold(false)
+  }
+
+  #whenExited(then, tries = 0) {
+    if (this.#exit !== undefined || tries === 100) then()
+    else setTimeout(() => this.#whenExited(then, tries + 1), 1)
+  }
+
+  #receive(frame) {
+    switch (frame.tag) {
+      case 'H':
+        if (frame.protocol !== PROTOCOL) this.kill(`the helper process speaks protocol ${frame.protocol}, the addon ${PROTOCOL}`)
+        else this.#onReady.resolve(frame.sandbox)
+        break
+      case 'C':
+        this.run?.call(frame)
+        break
+      case 'F': {
+        const run = this.run
+        this.run = undefined
+        this.runsLeft--
+        this.hold(false)
+        run?.settled(frame.settled)
+        break
+      }
+      case 'I':
+        this.#onIdle()
+        break
+    }
+  }
+
+  #end(cause) {
+    if (this.gone) return
+    this.gone = true
+    this.#onReady.reject(new Error(cause))
+    this.#onIdle()
+    this.#onGone()
+    const run = this.run
+    this.run = undefined
+    run?.failed('worker-exit', cause)
+  }
+
+  /** Keeps the host's event loop alive while it serves a run, not while it waits for one. */
+  hold(held) {
+    for (const pipe of [this.stdin, this.stdout, this.stderr]) {
+      if (held) pipe?.ref()
+      else pipe?.unref()
+    }
+  }
+
+  /** Starts `run` here. */
+  serve(run, request) {
+    this.run = run
+    this.send(runFrame(request))
+  }
+
+  send(bytes) {
+    if (!this.gone) this.stdin.write(bytes)
+  }
+
+  /** Resolves once the helper may take another run (`true`), or has ended (`false`). */
+  idle() {
+    return new Promise((resolve) => { this.#onIdle = () => resolve(!this.gone) })
+  }
+
+  /** Ends the helper now; its run, if any, ends as `worker-exit` with `why`. */
+  kill(why) {
+    this.killedFor ??= why
+    if (this.pid !== undefined) this.#launcher.kill(this.pid)
+  }
+
+  /** Lets the helper exit by itself: it does when its stdin closes. */
+  close() {
+    this.stdin?.end()
+  }
+}
+
+/** Helpers started ahead of demand, as the in-process pool prepares isolates. */
+export class HelperPool {
+  #idle = []
+  #starting = 0
+  #all = new Set()
+  #warned = false
+
+  constructor(path, { prepared, heapMb, runsPerHelper }, launcher) {
+    this.path = path
+    this.launcher = launcher
+    this.options = { heapMb, runs: runsPerHelper }
+    this.prepared = prepared
+    this.closed = false
+    this.#fill()
+  }
+
+  #spawn() {
+    const helper = new Helper(this.path, this.options, this.launcher)
+    this.#all.add(helper)
+    helper.ended.then(() => this.#all.delete(helper))
+    helper.ready.then((sandbox) => this.#warnOnce(sandbox), () => {})
+    return helper
+  }
+
+  /** Says once, for this process's first helper, which layers of the sandbox this host lacks. */
+  #warnOnce(sandbox) {
+    if (this.#warned || HelperPool.warned) return
+    this.#warned = HelperPool.warned = true
+    const missing = sandbox.filter(([, why]) => why !== null)
+    if (missing.length === 0) return
+    process.emitWarning(`dsh-code-runtime-v8: helper processes run without ${missing.map(([name, why]) => `${name} (${why})`).join(', ')}`,
+      { code: 'DSH_SANDBOX_INCOMPLETE' })
+  }
+
+  #fill() {
+    while (!this.closed && this.#idle.length + this.#starting < this.prepared) {
+      this.#starting++
+      const helper = this.#spawn()
+      helper.ready.then(() => this.#keep(helper), () => {}).finally(() => { this.#starting-- })
+    }
+  }
+
+  #keep(helper) {
+    if (this.closed || helper.gone) {
+      helper.close()
+      return
+    }
+    this.#idle.push(helper)
+    helper.ended.then(() => {
+      const at = this.#idle.indexOf(helper)
+      if (at >= 0) this.#idle.splice(at, 1)
+    })
+  }
+
+  /** A confined, warm helper for one run: a prepared one, else one started now. */
+  async acquire() {
+    let helper
+    while ((helper = this.#idle.pop()) !== undefined && helper.gone);
+    if (helper === undefined) helper = this.#spawn()
+    // From here the run's wait holds the host's event loop, as its run will.
+    helper.hold(true)
+    // Replacements start once this run is on its way: starting one takes the host's thread a
+    // millisecond or more.
+    setImmediate(() => this.#fill())
+    await helper.ready
+    return helper
+  }
+
+  /** After a run: the helper serves again if it may and its run has left nothing behind; it is
+   * taken before the helpers started since, and the oldest of those past the pool's size leaves. */
+  async release(helper) {
+    if (helper.runsLeft === 0 || this.closed || !(await helper.idle())) return
+    this.#keep(helper)
+    while (this.#idle.length > this.prepared) this.#idle.shift().close()
+  }
+
+  /** A helper that may take a run: kept while the pool is short of prepared ones. */
+  giveBack(helper) {
+    if (this.#idle.length < this.prepared) this.#keep(helper)
+    else helper.close()
+  }
+
+  /** Stops starting helpers and lets the idle ones exit; resolves once every helper has ended. */
+  close() {
+    this.closed = true
+    for (const helper of this.#idle.splice(0)) helper.close()
+    return Promise.all([...this.#all].map((helper) => helper.ended))
+  }
+}
+
+/**
+ * One run in a helper, with the addon's NativeRun interface. `settleWithout(kind, message)`
+ * settles through the ledger when the helper cannot: it ended, or stopped answering.
+ */
+export class HelperRun {
+  #helper
+  #resolve
+  #dispatch
+  #stoppedBy
+  #backstop
+  #ended = false
+  #stopped = false
+  #waited = 0
+  /** Hands the helper back to its pool once the run has settled. */
+  #settledHelper = () => {}
+
+  constructor(settleWithout) {
+    this.settleWithout = settleWithout
+  }
+
+  start(request, dispatch, pool) {
+    this.#dispatch = dispatch
+    const asked = performance.now()
+    return new Promise((resolve) => {
+      this.#resolve = resolve
+      pool.acquire().then((helper) => {
+        this.#waited = performance.now() - asked
+        if (this.#ended) {
+          pool.giveBack(helper)
+          return
+        }
+        this.#helper = helper
+        helper.serve(this, request)
+        const ceiling = request.maxWallMs + BACKSTOP_MS
+        this.#backstop = setTimeout(() => this.#giveUp('timeout', `wall-clock ceiling reached (${request.maxWallMs}ms)`), ceiling)
+        this.#backstop.unref()
+        this.#settledHelper = () => pool.release(helper)
+      }, (error) => this.failed('worker-exit', error.message))
+    })
+  }
+
+  /** A binding call from the helper. */
+  call({ call, namespace, member, argsJson }) {
+    this.#dispatch(call, namespace, member, argsJson)
+  }
+
+  /** The helper's result: the wait for a helper counts as start-up. */
+  settled(settled) {
+    if (this.#ended) return
+    settled.usage.startupMs += this.#waited
+    settled.usage.wallMs += this.#waited
+    this.#finish(settled)
+    this.#settledHelper()
+  }
+
+  /** Ended without the helper's result. */
+  failed(kind, message) {
+    if (this.#ended) return
+    this.#finish(this.settleWithout(kind, message))
+  }
+
+  #finish(settled) {
+    this.#ended = true
+    clearTimeout(this.#backstop)
+    this.#resolve(settled)
+  }
+
+  /** The helper did not settle in time: it is killed, and the run ends as the stop said. */
+  #giveUp(kind, message) {
+    this.#helper?.kill(message)
+    this.failed(kind, message)
+  }
+
+  answer(call, tagged) {
+    if (!this.#ended) this.#helper?.send(answerFrame(call, tagged))
+  }
+
+  stopped() {
+    return this.#stopped || this.#ended
+  }
+
+  ended() {
+    return this.#ended
+  }
+
+  abort(reason) {
+    this.#stop('abort', reason, abortFrame(reason))
+  }
+
+  dispose() {
+    this.#stop('abort', 'runtime disposed', disposeFrame())
+  }
+
+  #stop(kind, message, frame) {
+    if (this.#ended || this.#stopped) return
+    this.#stopped = true
+    if (this.#helper === undefined) {
+      this.failed(kind, message)
+      return
+    }
+    this.#helper.send(frame)
+    clearTimeout(this.#backstop)
+    this.#backstop = setTimeout(() => this.#giveUp(kind, message), BACKSTOP_MS)
+    this.#backstop.unref()
+  }
+}

@@ -21,7 +21,7 @@ import Include from '@deepseek-ai/cordis-plugin-include'
 
 const root = new Context()
 await root.plugin(Loader, { baseUrl: import.meta.url })
-await root.plugin(Include, { path: new URL('./cordis.yml', import.meta.url).href })
+await root.plugin(Include, { path: new URL(process.argv[2] ?? './cordis.yml', import.meta.url).href })
 await root.loader.await()
 const result = await root.get('codeRuntime').run({
   program: \`
@@ -57,6 +57,7 @@ before(() => {
   project = mkdtempSync(join(tmpdir(), 'dsh-v8-install-'))
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'install-check', private: true, type: 'module' }))
   writeFileSync(join(project, 'cordis.yml'), '- id: code-runtime\n  name: dsh-code-runtime-v8\n')
+  writeFileSync(join(project, 'cordis-process.yml'), '- id: code-runtime\n  name: dsh-code-runtime-v8\n  config:\n    isolation: process\n')
   writeFileSync(join(project, 'main.mjs'), MAIN)
   writeFileSync(join(project, 'worker.mjs'), WORKER)
   const started = performance.now()
@@ -68,11 +69,13 @@ before(() => {
 after(() => rmSync(project, { recursive: true, force: true }))
 
 for (const major of MAJORS) {
-  test(`installed from tarballs, it mounts by name and runs on Node ${major}`, () => {
+  test(`installed from tarballs, it mounts by name and runs on Node ${major}, in process and in helper processes`, () => {
     const node = nodeBinary(major)
     const started = performance.now()
     const out = execFileSync(node, ['main.mjs'], { cwd: project, encoding: 'utf8' })
     assert.deepStrictEqual(JSON.parse(out), EXPECTED)
+    const inHelpers = execFileSync(node, ['main.mjs', './cordis-process.yml'], { cwd: project, encoding: 'utf8' })
+    assert.deepStrictEqual(JSON.parse(inHelpers), EXPECTED)
     console.log(`# Node ${execFileSync(node, ['--version'], { encoding: 'utf8' }).trim()}: install ${installMs.toFixed(0)} ms, first result ${(performance.now() - started).toFixed(0)} ms after start`)
   })
 }

@@ -22,6 +22,17 @@ export interface Config {
    * Default 32.
    */
   isolatePoolMax?: number
+  /**
+   * Where runs execute: `'v8-isolate'`, an isolate on a thread of this process (the default); `'process'`,
+   * an isolate in a helper process the kernel confines, one run per helper unless `runsPerHelper` says
+   * more (docs/isolation.md). With `'process'`, `isolatePool` counts the helpers started ahead of demand.
+   */
+  isolation?: 'v8-isolate' | 'process'
+  /**
+   * With `isolation: 'process'`: runs a helper serves, one after another, before it exits (a whole
+   * number). Default 1; above it, a helper taken over by one run could see the runs it serves later.
+   */
+  runsPerHelper?: number
 }
 
 /** What one run cost. */
@@ -120,7 +131,8 @@ export declare function resumption(): { id: number; runId: string; payload: Code
 export declare class V8CodeRuntime extends CodeRuntime {
   static Config: Schema<Config>
   readonly language: 'typescript'
-  readonly isolation: 'v8-isolate'
+  /** As the config's `isolation` says. */
+  readonly isolation: 'v8-isolate' | 'process'
   constructor(ctx: Context, config?: Config)
   run(request: CodeRunRequest): Promise<CodeRunResult>
   /** Outside the seam: the same run, with what it cost. */

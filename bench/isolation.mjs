@@ -63,14 +63,19 @@ const WORKLOADS = {
     const gate = new Promise((resolve) => { release = resolve })
     const bindings = tools({ wait: async () => { called++; await gate; return 1 } })
     const started = performance.now()
-    const runs = Array.from({ length: 100 }, () => runtime.run({ program: 'return await tools.wait()', bindings }))
-    while (called < 100) await sleep(1)
+    const runs = Array.from({ length: 100 }, () => runtime.run({ program: 'return await tools.wait({})', bindings }))
+    let settled = false
+    const all = Promise.all(runs).finally(() => { settled = true })
+    while (called < 100) {
+      if (settled) throw new Error(`a run settled before all had called: ${JSON.stringify((await all).find((result) => result.error))}`)
+      await sleep(1)
+    }
     const helpers = helperPids(process.pid)
     extra.helpers = helpers.length
     extra.helpersRssMb = helpers.reduce((sum, pid) => sum + rssKb(pid), 0) / 1024
     extra.hostRssMb = process.memoryUsage().rss / 2 ** 20
     release()
-    await Promise.all(runs)
+    await all
     return performance.now() - started
   },
 }

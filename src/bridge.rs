@@ -255,7 +255,7 @@ impl NativeRun {
       namespaces_json: request.namespaces_json,
       dispatch,
     };
-    job.submit(pool.map(|native| &native.pool));
+    crate::engine::platform::start(job, pool.map(|native| &native.pool));
     Ok(promise)
   }
 

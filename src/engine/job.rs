@@ -91,15 +91,6 @@ impl RunJob {
     !shared.was_demoted()
   }
 
-  /// Hands the run to a prepared isolate of `pool` when the pool's heap cap is the run's own,
-  /// else to a thread of its own.
-  pub fn submit(self, pool: Option<&Arc<crate::engine::pool::Pool>>) {
-    match pool {
-      Some(pool) if pool.heap_bytes == self.shared.limits.heap_bytes => pool.submit(self),
-      _ => crate::engine::platform::submit(self),
-    }
-  }
-
   /// The run could not get a thread: it ends as `worker-exit` with why.
   pub fn abandon(self, why: &str) {
     self

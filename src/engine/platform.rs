@@ -155,7 +155,16 @@ pub const SPAWNER: Spawner = Spawner {
 };
 
 /// Hands a run to a fresh isolate thread.
-pub fn submit(job: RunJob) {
+/// Hands the run to a prepared isolate of `pool` when the pool's heap cap is the run's own,
+/// else to a thread of its own.
+pub fn start(job: RunJob, pool: Option<&Arc<Pool>>) {
+  match pool {
+    Some(pool) if pool.heap_bytes == job.shared.limits.heap_bytes => pool.submit(job),
+    _ => submit(job),
+  }
+}
+
+fn submit(job: RunJob) {
   send_run(job, None);
 }
 

@@ -158,14 +158,14 @@ fn start(output: Output, pool: &Arc<Pool>, request: RunRequest, last: bool) -> A
       true
     })
   });
-  RunJob {
+  let job = RunJob {
     shared: shared.clone(),
     program,
     params,
     namespaces_json,
     dispatch,
-  }
-  .submit(Some(pool));
+  };
+  crate::engine::platform::start(job, Some(pool));
   shared
 }
 

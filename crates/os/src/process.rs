@@ -126,9 +126,8 @@ mod spawn {
       .name("dsh-helper-reaper".into())
       .stack_size(64 << 10)
       .spawn(move || on_exit(reap(pid)))
-      .map_err(|error| {
+      .inspect_err(|_| {
         let _ = child.kill();
-        error
       })?;
     Ok(spawned)
   }

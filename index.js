@@ -94,9 +94,9 @@ function helpers(config) {
     prepared: config.isolatePool,
     heapMb: config.maxOldGenerationSizeMb,
     runsPerHelper: config.runsPerHelper,
-  }, { spawn: native.spawnHelper, kill: native.killHelper })
+  }, { spawn: native.spawnHelper, kill: native.killHelper, running: native.helperRunning })
   const settleWithout = (kind, message) => native.settleWithoutRun(config.maxOutputBytes, kind, message)
-  return { pool, newRun: () => new HelperRun(settleWithout) }
+  return { pool, newRun: () => new HelperRun(settleWithout, config.maxWallMs) }
 }
 
 /** A durable attempt: completed, or suspended with the calls that wait. */
@@ -131,6 +131,7 @@ async function durable(own, request, { options, journal, resolutions, resuming =
 async function settle(own, { program, bindings, signal }, attempt) {
   if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
   checkBindings(bindings)
+  if (typeof program !== 'string') throw new Error(`${PREFIX} program must be a string, got ${program === null ? 'null' : typeof program}`)
   const { config, live } = own
   if (signal?.aborted) return native.settleWithoutRun(config.maxOutputBytes, 'abort', String(signal.reason))
   const run = own.newRun()
@@ -138,15 +139,18 @@ async function settle(own, { program, bindings, signal }, attempt) {
   const { params, dispatch } = plan
   const namespacesJson = attempt ? attempt.namespacesJson(plan.described, plan.names) : plan.namespacesJson
   attempt?.attach(run)
-  const settled = run.start({
-    program,
+  // One text for either mode, read in Rust (engine::job::RunRequest); lone surrogates in the
+  // program become U+FFFD, as a napi string would make them.
+  const requestJson = JSON.stringify({
+    program: program.toWellFormed(),
     params,
     namespacesJson,
     computeMs: config.computeMs,
     maxWallMs: config.maxWallMs,
     maxOutputBytes: config.maxOutputBytes,
     maxOldGenerationSizeMb: config.maxOldGenerationSizeMb,
-  }, dispatch, own.pool)
+  })
+  const settled = run.start(requestJson, dispatch, own.pool)
   live.set(run, settled)
   const onAbort = () => run.abort(String(signal.reason))
   signal?.addEventListener('abort', onAbort, { once: true })

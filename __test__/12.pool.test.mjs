@@ -43,7 +43,7 @@ test('isolates unused for the pool\'s idle time go, down to its minimum', async 
   const pool = new native.NativePool(1, 4, 64, 300)
   assert.equal(await steadyAt(native.liveIsolateThreads, 1), 1)
   // Four runs submitted together: one prepared isolate, three cold threads, which all stay on.
-  const request = (i) => ({
+  const request = (i) => JSON.stringify({
     program: `const end = Date.now() + 200; while (Date.now() < end); return ${i}`,
     params: ['console'], namespacesJson: '[]', computeMs: 10_000, maxWallMs: 10_000,
     maxOutputBytes: 1024, maxOldGenerationSizeMb: 64,

@@ -112,7 +112,7 @@ for (const { dispose } of Object.values(runtimes)) await dispose()
 // A helper's cold start: from spawning it to its report that it is confined and warm.
 const cold = []
 for (let i = 0; i < ROUNDS / 2; i++) {
-  const pool = new HelperPool(native.helperPath(), { prepared: 0, heapMb: 512, runsPerHelper: 1 }, { spawn: native.spawnHelper, kill: native.killHelper })
+  const pool = new HelperPool(native.helperPath(), { prepared: 0, heapMb: 512, runsPerHelper: 1 }, { spawn: native.spawnHelper, kill: native.killHelper, running: native.helperRunning })
   const started = performance.now()
   const helper = await pool.acquire()
   cold.push(performance.now() - started)

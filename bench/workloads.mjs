@@ -73,10 +73,10 @@ export const WORKLOADS = [
       // The peers have no prepared-isolate pool to bypass: their ordinary run is their cold one.
       if (side !== 'ours') return { value: await timed(runtime, RETURN_1) }
       const start = performance.now()
-      await new native.NativeRun().start({
+      await new native.NativeRun().start(JSON.stringify({
         program: 'return 1', params: ['console'], namespacesJson: '[]', computeMs: 60_000, maxWallMs: 600_000,
-        maxOutputBytes: 67_108_864, maxOldGenerationSizeMb: 512, computeMessage: '', wallMessage: '', heapMessage: '',
-      }, () => {})
+        maxOutputBytes: 67_108_864, maxOldGenerationSizeMb: 512,
+      }), () => {})
       return { value: ms(start) }
     },
   },

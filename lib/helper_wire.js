@@ -14,10 +14,8 @@ function frame(tag, fields) {
   return Buffer.concat([head, fields])
 }
 
-/** `R`: a run, as the addon's NativeRunRequest. Lone surrogates become U+FFFD, as napi makes them. */
-export function runFrame(request) {
-  return frame('R', Buffer.from(JSON.stringify({ ...request, program: request.program.toWellFormed() })))
-}
+/** `R`: a run, as the JSON engine::job::RunRequest reads (the addon's NativeRun takes the same). */
+export const runFrame = (requestJson) => frame('R', Buffer.from(requestJson, 'utf8'))
 
 /** `A`: the answer to binding call `call`, tagged (`V<json>` or `E<json message>`). */
 export function answerFrame(call, tagged) {

@@ -126,9 +126,9 @@ class Helper {
   }
 
   /** Starts `run` here. */
-  serve(run, request) {
+  serve(run, requestJson) {
     this.run = run
-    this.send(runFrame(request))
+    this.send(runFrame(requestJson))
   }
 
   send(bytes) {
@@ -138,6 +138,10 @@ class Helper {
   /** Resolves once the helper may take another run (`true`), or has ended (`false`). */
   idle() {
     return new Promise((resolve) => { this.#onIdle = () => resolve(!this.gone) })
+  }
+
+  running() {
+    return !this.gone && this.pid !== undefined && this.#launcher.running(this.pid)
   }
 
   /** Ends the helper now; its run, if any, ends as `worker-exit` with `why`. */
@@ -209,7 +213,8 @@ export class HelperPool {
   /** A confined, warm helper for one run: a prepared one, else one started now. */
   async acquire() {
     let helper
-    while ((helper = this.#idle.pop()) !== undefined && helper.gone);
+    // One that ended while idle may not have said so yet.
+    while ((helper = this.#idle.pop()) !== undefined && !helper.running());
     if (helper === undefined) helper = this.#spawn()
     // From here the run's wait holds the host's event loop, as its run will.
     helper.hold(true)
@@ -258,11 +263,13 @@ export class HelperRun {
   /** Hands the helper back to its pool once the run has settled. */
   #settledHelper = () => {}
 
-  constructor(settleWithout) {
+  constructor(settleWithout, maxWallMs) {
     this.settleWithout = settleWithout
+    this.maxWallMs = maxWallMs
   }
 
-  start(request, dispatch, pool) {
+  /** As NativeRun's: `requestJson` as engine::job::RunRequest reads it. */
+  start(requestJson, dispatch, pool) {
     this.#dispatch = dispatch
     const asked = performance.now()
     return new Promise((resolve) => {
@@ -274,9 +281,9 @@ export class HelperRun {
           return
         }
         this.#helper = helper
-        helper.serve(this, request)
-        const ceiling = request.maxWallMs + BACKSTOP_MS
-        this.#backstop = setTimeout(() => this.#giveUp('timeout', `wall-clock ceiling reached (${request.maxWallMs}ms)`), ceiling)
+        helper.serve(this, requestJson)
+        const ceiling = this.maxWallMs + BACKSTOP_MS
+        this.#backstop = setTimeout(() => this.#giveUp('timeout', `wall-clock ceiling reached (${this.maxWallMs}ms)`), ceiling)
         this.#backstop.unref()
         this.#settledHelper = () => pool.release(helper)
       }, (error) => this.failed('worker-exit', error.message))

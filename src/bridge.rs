@@ -7,25 +7,10 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 
-use crate::engine::job::RunJob;
-use crate::limits::budgets::{Limit, Limits, heap_bytes};
+use crate::engine::job::{RunJob, RunRequest};
+use crate::limits::budgets::{Limit, heap_bytes};
 use crate::limits::run::{BindingDispatch, EndFlag, Report, RunShared, Usage};
 use crate::output::ledger::{Ending, FailureKind, Ledger, Settled};
-
-/// One run as the JavaScript wrapper describes it (limits already validated there).
-#[napi(object)]
-pub struct NativeRunRequest {
-  /// TypeScript or JavaScript: the body of an async function.
-  pub program: String,
-  /// The program function's parameters: namespace globals, error-class names, `console`.
-  pub params: Vec<String>,
-  /// `JSON.stringify` of `[[global, memberNames, errorClassName?, memberNameProperty?], ...]`.
-  pub namespaces_json: String,
-  pub compute_ms: f64,
-  pub max_wall_ms: f64,
-  pub max_output_bytes: f64,
-  pub max_old_generation_size_mb: f64,
-}
 
 /// What a run cost, in the units the JavaScript side reports.
 #[napi(object)]
@@ -86,7 +71,7 @@ impl From<Report> for NativeSettled {
   }
 }
 
-type Deliver = Box<dyn FnOnce(Env) -> Result<NativeSettled>>;
+type DeliverToJs = Box<dyn FnOnce(Env) -> Result<NativeSettled>>;
 type CallArgs = FnArgs<(u32, u32, u32, String)>;
 type DispatchFn = ThreadsafeFunction<CallArgs, (), CallArgs, Status, false>;
 
@@ -211,28 +196,23 @@ impl NativeRun {
   }
 
   /// Starts the program (its types are stripped on its isolate thread); resolves once it has ended.
+  /// `requestJson` is a run request as `engine::job::RunRequest` reads it (limits validated by the
+  /// JavaScript wrapper).
   #[napi(ts_return_type = "Promise<NativeSettled>")]
   pub fn start<'env>(
     &self,
     env: &'env Env,
-    request: NativeRunRequest,
+    request_json: String,
     #[napi(ts_arg_type = "(call: number, namespace: number, member: number, argsJson: string) => void")]
     dispatch: Function<'env, CallArgs, ()>,
     pool: Option<&NativePool>,
   ) -> Result<Object<'env>> {
-    let (deferred, promise) = env.create_deferred::<NativeSettled, Deliver>()?;
-    let limits = Limits::new(
-      request.compute_ms,
-      request.max_wall_ms,
-      request.max_old_generation_size_mb,
-      request.max_output_bytes,
-    );
+    let request = RunRequest::from_json(request_json.as_bytes())
+      .map_err(|why| Error::new(Status::InvalidArg, format!("NativeRun.start got {why}")))?;
+    let (deferred, promise) = env.create_deferred::<NativeSettled, DeliverToJs>()?;
     let deliver = Box::new(move |report: Report| {
       deferred.resolve(Box::new(move |_| Ok(report.into())));
     });
-    let shared = RunShared::new(limits, deliver);
-    *crate::lock(&self.shared) = Arc::downgrade(&shared);
-    let _ = self.end.set(shared.end_flag());
     // A run without namespaces never calls the host: it holds no threadsafe function.
     let dispatch = if request.namespaces_json == "[]" {
       None
@@ -248,13 +228,9 @@ impl NativeRun {
         ) == Status::Ok
       }))
     };
-    let job = RunJob {
-      shared,
-      program: request.program,
-      params: request.params,
-      namespaces_json: request.namespaces_json,
-      dispatch,
-    };
+    let job = RunJob::new(request, deliver, dispatch);
+    *crate::lock(&self.shared) = Arc::downgrade(&job.shared);
+    let _ = self.end.set(job.shared.end_flag());
     crate::engine::platform::start(job, pool.map(|native| &native.pool));
     Ok(promise)
   }
@@ -351,4 +327,12 @@ pub fn spawn_helper(
 #[napi]
 pub fn kill_helper(pid: u32) -> bool {
   dsh_os::process::kill(pid)
+}
+
+/// Whether a helper `spawnHelper` started is still running (it may have ended before its
+/// `onExit` has been called).
+#[cfg(unix)]
+#[napi]
+pub fn helper_running(pid: u32) -> bool {
+  dsh_os::process::running(pid)
 }

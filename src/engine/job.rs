@@ -7,7 +7,8 @@ use std::time::Duration;
 use deno_core::JsRuntime;
 
 use crate::engine::isolate::{EventLoop, PreparedIsolate};
-use crate::limits::run::{BindingDispatch, RunShared};
+use crate::limits::budgets::Limits;
+use crate::limits::run::{BindingDispatch, Deliver, RunShared};
 use crate::output::ledger::FailureKind;
 
 /// A run handed to an isolate thread, and how its result reaches the caller.
@@ -20,7 +21,64 @@ pub struct RunJob {
   pub dispatch: Option<BindingDispatch>,
 }
 
+/// A run as its caller asks for it, read from the JSON the JavaScript side writes (for the addon's
+/// `NativeRun.start`, or a helper's run frame): `{ program, params, namespacesJson, computeMs,
+/// maxWallMs, maxOutputBytes, maxOldGenerationSizeMb }`, its program well-formed UTF-16.
+#[derive(Debug, PartialEq)]
+pub struct RunRequest {
+  /// TypeScript or JavaScript: the body of an async function.
+  pub program: String,
+  /// The program function's parameters: namespace globals, error-class names, `console`.
+  pub params: Vec<String>,
+  /// `JSON.stringify` of `[[global, memberNames, errorClassName?, memberNameProperty?], ...]`.
+  pub namespaces_json: String,
+  pub compute_ms: f64,
+  pub max_wall_ms: f64,
+  pub max_output_bytes: f64,
+  pub max_old_generation_size_mb: f64,
+}
+
+impl RunRequest {
+  /// Reads a request; `Err` says what is missing or malformed.
+  pub fn from_json(json: &[u8]) -> Result<Self, String> {
+    let json: serde_json::Value = serde_json::from_slice(json).map_err(|error| format!("a run request: {error}"))?;
+    let missing = |key: &str| format!("a run request without {key}");
+    let text = |key: &str| json[key].as_str().map(str::to_owned).ok_or_else(|| missing(key));
+    let number = |key: &str| json[key].as_f64().ok_or_else(|| missing(key));
+    let params = json["params"]
+      .as_array()
+      .and_then(|params| params.iter().map(|param| param.as_str().map(str::to_owned)).collect())
+      .ok_or_else(|| missing("params"))?;
+    Ok(Self {
+      program: text("program")?,
+      params,
+      namespaces_json: text("namespacesJson")?,
+      compute_ms: number("computeMs")?,
+      max_wall_ms: number("maxWallMs")?,
+      max_output_bytes: number("maxOutputBytes")?,
+      max_old_generation_size_mb: number("maxOldGenerationSizeMb")?,
+    })
+  }
+}
+
 impl RunJob {
+  /// The job of `request`, with its run's shared state; `deliver` hands its result over.
+  pub fn new(request: RunRequest, deliver: Deliver, dispatch: Option<BindingDispatch>) -> Self {
+    let limits = Limits::new(
+      request.compute_ms,
+      request.max_wall_ms,
+      request.max_old_generation_size_mb,
+      request.max_output_bytes,
+    );
+    Self {
+      shared: RunShared::new(limits, deliver),
+      program: request.program,
+      params: request.params,
+      namespaces_json: request.namespaces_json,
+      dispatch,
+    }
+  }
+
   /// Runs the program on this (isolate) thread, in `isolate` if one could be prepared inside
   /// `event_loop`, delivers the result, then drops the isolate and the event loop. `false` when
   /// the thread was demoted while it ran, and so must not serve another run.
@@ -98,5 +156,33 @@ impl RunJob {
       .finish(RunShared::failure(FailureKind::WorkerExit, why));
     self.shared.leave();
     self.shared.deliver();
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::RunRequest;
+
+  #[test]
+  fn reads_a_request_and_says_what_a_broken_one_lacks() {
+    let json = br#"{"program":"return 1","params":["tools","console"],"namespacesJson":"[]","computeMs":100,"maxWallMs":200,"maxOutputBytes":300,"maxOldGenerationSizeMb":64}"#;
+    assert_eq!(
+      RunRequest::from_json(json),
+      Ok(RunRequest {
+        program: "return 1".into(),
+        params: vec!["tools".into(), "console".into()],
+        namespaces_json: "[]".into(),
+        compute_ms: 100.0,
+        max_wall_ms: 200.0,
+        max_output_bytes: 300.0,
+        max_old_generation_size_mb: 64.0,
+      })
+    );
+    assert_eq!(RunRequest::from_json(br#"{"program":"x"}"#), Err("a run request without params".into()));
+    assert_eq!(
+      RunRequest::from_json(br#"{"program":1,"params":[]}"#),
+      Err("a run request without program".into())
+    );
+    assert!(RunRequest::from_json(b"{").unwrap_err().starts_with("a run request: EOF"));
   }
 }

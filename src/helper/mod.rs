@@ -15,11 +15,11 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use crate::engine::job::RunJob;
+use crate::engine::job::{RunJob, RunRequest};
 use crate::engine::pool::Pool;
-use crate::limits::budgets::{Limit, Limits, heap_bytes};
+use crate::limits::budgets::{Limit, heap_bytes};
 use crate::limits::run::{BindingDispatch, Report, RunShared};
-use wire::{RunRequest, ToHelper};
+use wire::ToHelper;
 
 /// How long a helper that serves several runs waits, after one settles, for everything that run
 /// started to end before it takes another; past it, it exits instead.
@@ -123,16 +123,6 @@ fn stop(current: &Weak<RunShared>, limit: Limit) {
 
 /// Starts one run on the prepared isolate; `last` when the helper exits once it settles.
 fn start(output: Output, pool: &Arc<Pool>, request: RunRequest, last: bool) -> Arc<RunShared> {
-  let RunRequest {
-    program,
-    params,
-    namespaces_json,
-    compute_ms,
-    max_wall_ms,
-    max_output_bytes,
-    max_old_generation_size_mb,
-  } = request;
-  let limits = Limits::new(compute_ms, max_wall_ms, max_old_generation_size_mb, max_output_bytes);
   let for_settled = output.clone();
   let deliver = Box::new(move |report: Report| {
     for_settled.send(&wire::settled(&report));
@@ -151,20 +141,14 @@ fn start(output: Output, pool: &Arc<Pool>, request: RunRequest, last: bool) -> A
       for_settled.send(&wire::idle());
     });
   });
-  let shared = RunShared::new(limits, deliver);
-  let dispatch = (namespaces_json != "[]").then(|| {
+  let dispatch = (request.namespaces_json != "[]").then(|| {
     BindingDispatch::new(move |call, namespace, member, args_json| {
       output.send(&wire::binding_call(call, namespace, member, &args_json));
       true
     })
   });
-  let job = RunJob {
-    shared: shared.clone(),
-    program,
-    params,
-    namespaces_json,
-    dispatch,
-  };
+  let job = RunJob::new(request, deliver, dispatch);
+  let shared = job.shared.clone();
   crate::engine::platform::start(job, Some(pool));
   shared
 }

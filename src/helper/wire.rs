@@ -10,6 +10,7 @@
 
 use std::io::{self, Read};
 
+use crate::engine::job::RunRequest;
 use crate::limits::run::{Report, Usage};
 use crate::output::ledger::Settled;
 
@@ -19,18 +20,6 @@ pub const PROTOCOL: u32 = 1;
 /// The longest frame either side accepts: a program or an answer is bounded by the host's
 /// memory, not by the channel, but a length past this is a broken stream.
 pub const MAX_FRAME_BYTES: usize = 1 << 30;
-
-/// A run as the host asks for it (the fields of the addon's `NativeRunRequest`).
-#[derive(Debug, PartialEq)]
-pub struct RunRequest {
-  pub program: String,
-  pub params: Vec<String>,
-  pub namespaces_json: String,
-  pub compute_ms: f64,
-  pub max_wall_ms: f64,
-  pub max_output_bytes: f64,
-  pub max_old_generation_size_mb: f64,
-}
 
 /// A frame from the host.
 #[derive(Debug, PartialEq)]
@@ -61,7 +50,7 @@ pub fn read_frame(input: &mut impl Read) -> io::Result<Option<ToHelper>> {
 fn decode(body: &[u8]) -> io::Result<ToHelper> {
   let (&tag, fields) = body.split_first().ok_or_else(|| invalid("an empty frame".into()))?;
   match tag {
-    b'R' => run_request(fields).map(ToHelper::Run),
+    b'R' => RunRequest::from_json(fields).map(ToHelper::Run).map_err(invalid),
     b'A' if fields.len() >= 4 => Ok(ToHelper::Answer {
       call: u32::from_le_bytes(fields[..4].try_into().expect("four bytes")),
       tagged: utf8(&fields[4..])?,
@@ -72,31 +61,6 @@ fn decode(body: &[u8]) -> io::Result<ToHelper> {
     b'D' if fields.is_empty() => Ok(ToHelper::Dispose),
     _ => Err(invalid(format!("a malformed frame tagged {tag:#04x}"))),
   }
-}
-
-fn run_request(fields: &[u8]) -> io::Result<RunRequest> {
-  let json: serde_json::Value =
-    serde_json::from_slice(fields).map_err(|error| invalid(format!("a run request: {error}")))?;
-  let text = |key: &str| {
-    json[key]
-      .as_str()
-      .map(str::to_owned)
-      .ok_or_else(|| invalid(format!("a run request without {key}")))
-  };
-  let number = |key: &str| json[key].as_f64().ok_or_else(|| invalid(format!("a run request without {key}")));
-  let params = json["params"]
-    .as_array()
-    .and_then(|params| params.iter().map(|param| param.as_str().map(str::to_owned)).collect())
-    .ok_or_else(|| invalid("a run request without params".into()))?;
-  Ok(RunRequest {
-    program: text("program")?,
-    params,
-    namespaces_json: text("namespacesJson")?,
-    compute_ms: number("computeMs")?,
-    max_wall_ms: number("maxWallMs")?,
-    max_output_bytes: number("maxOutputBytes")?,
-    max_old_generation_size_mb: number("maxOldGenerationSizeMb")?,
-  })
 }
 
 fn utf8(bytes: &[u8]) -> io::Result<String> {
@@ -231,17 +195,10 @@ mod tests {
     ]
     .concat();
     let mut input = stream.as_slice();
+    // The request itself is read as engine::job's tests show.
     assert_eq!(
       read_frame(&mut input).unwrap(),
-      Some(ToHelper::Run(RunRequest {
-        program: "return 1".into(),
-        params: vec!["tools".into(), "console".into()],
-        namespaces_json: "[]".into(),
-        compute_ms: 100.0,
-        max_wall_ms: 200.0,
-        max_output_bytes: 300.0,
-        max_old_generation_size_mb: 64.0,
-      }))
+      Some(ToHelper::Run(RunRequest::from_json(request).unwrap()))
     );
     assert_eq!(
       read_frame(&mut input).unwrap(),
@@ -261,10 +218,7 @@ mod tests {
     assert_eq!(message(frame(b'Q', &[])), "the host sent a malformed frame tagged 0x51");
     assert_eq!(message(frame(b'S', &[1])), "the host sent a malformed frame tagged 0x53");
     assert_eq!(message(frame(b'A', &[1, 0, 0, 0, 0xff])), "the host sent text that is not UTF-8");
-    assert_eq!(
-      message(frame(b'R', br#"{"program":"x"}"#)),
-      "the host sent a run request without params"
-    );
+    assert_eq!(message(frame(b'R', b"{}")), "the host sent a run request without params");
     // Cut short inside a frame: an error, not the end of the stream.
     assert_eq!(message(vec![5, 0, 0, 0, b'D']), "failed to fill whole buffer");
   }

@@ -150,7 +150,8 @@ pub(crate) fn running_away(wait: impl FnOnce()) {
   RUNAWAYS_NOW.fetch_sub(1, Ordering::SeqCst);
 }
 
-type Deliver = Box<dyn FnOnce(Report) + Send>;
+/// Hands a run's result to its caller.
+pub type Deliver = Box<dyn FnOnce(Report) + Send>;
 
 /// Runs whose shared state still exists: once every run has settled and its isolate is gone,
 /// nothing may hold one (the watchdog least of all).

@@ -25,7 +25,7 @@ pub fn exit_now(code: i32) -> ! {
 }
 
 #[cfg(unix)]
-pub use spawn::{Exit, Spawned, kill, spawn};
+pub use spawn::{Exit, Spawned, kill, running, spawn};
 
 #[cfg(unix)]
 mod spawn {
@@ -155,6 +155,12 @@ mod spawn {
         Exit::Code(libc::WEXITSTATUS(status))
       }
     }
+  }
+
+  /// Whether a child `spawn` started is still running: `false` from the moment it has ended, even
+  /// before its `on_exit` has run.
+  pub fn running(pid: u32) -> bool {
+    unreaped().as_ref().is_some_and(|pids| pids.contains(&pid))
   }
 
   /// Kills a child `spawn` started, unless it has been reaped; `false` when it had.

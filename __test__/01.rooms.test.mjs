@@ -9,7 +9,7 @@ const src = new URL('../src/', import.meta.url).pathname
 
 const allowed = {
   bridge: ['engine', 'limits', 'output'],
-  helper: ['engine', 'limits', 'output'],
+  helper: ['engine', 'limits', 'output', 'program'],
   engine: ['limits', 'output', 'program'],
   limits: ['output'],
   output: [],

@@ -1,6 +1,7 @@
-// `isolation: 'process'`: every run in a sandboxed helper process. The seam's suite passes in it;
-// the sandbox holds as /proc shows it from outside (crates/os/tests/sandbox.rs proves it from
-// inside); a helper's death costs its run alone, and the host's death leaves no helper behind.
+// `isolation: 'process'`: every run in a sandboxed helper process. The seam's suite and the crash
+// corpus pass in it; the sandbox holds as /proc shows it from outside (crates/os/tests/sandbox.rs
+// proves it from inside); a helper's death costs its run alone, and the host's death, or the
+// runtime's disposal, leaves no helper behind.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn, spawnSync } from 'node:child_process'
@@ -31,8 +32,9 @@ async function helpersDuring(runtime) {
   return { pids: helperPids(process.pid), settled, release }
 }
 
-test("the reference backend's own suite passes with every run in a helper process", async () => {
-  const suite = fileURLToPath(new URL('./70.reference-spec.test.mjs', import.meta.url))
+/** Runs a test file of this suite in a child `node --test` with every run in a helper process. */
+async function inHelpers(file) {
+  const suite = fileURLToPath(new URL(file, import.meta.url))
   const { code, stdout } = await new Promise((resolve) => {
     // Without this runner's context, the child reports in TAP, not to this runner.
     const { NODE_TEST_CONTEXT, ...env } = process.env
@@ -40,7 +42,15 @@ test("the reference backend's own suite passes with every run in a helper proces
       (error, stdout) => resolve({ code: error?.code ?? 0, stdout }))
   })
   const count = (name) => Number(new RegExp(`^# ${name} (\\d+)$`, 'm').exec(stdout)?.[1])
-  assert.deepStrictEqual({ code, pass: count('pass'), fail: count('fail') }, { code: 0, pass: 46, fail: 0 })
+  return { code, pass: count('pass'), fail: count('fail') }
+}
+
+test("the reference backend's own suite passes with every run in a helper process", async () => {
+  assert.deepStrictEqual(await inHelpers('./70.reference-spec.test.mjs'), { code: 0, pass: 46, fail: 0 })
+})
+
+test('the crash corpus passes with every run in a helper process', async () => {
+  assert.deepStrictEqual(await inHelpers('./55.crash-corpus.test.mjs'), { code: 0, pass: 120, fail: 0 })
 })
 
 test('runtime.isolation says where runs execute', async () => {
@@ -50,6 +60,17 @@ test('runtime.isolation says where runs execute', async () => {
   const inProcess = await setup({})
   assert.equal(inProcess.runtime.isolation, 'v8-isolate')
   await inProcess.dispose()
+})
+
+test('disposal ends every helper of the runtime: the prepared ones exit as their channel closes', async () => {
+  const others = new Set(helperPids(process.pid))
+  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 3 })
+  assert.deepStrictEqual(await runtime.run({ program: 'return 1', bindings: [] }), { logs: [], value: 1 })
+  await sleep(300)
+  const own = helperPids(process.pid).filter((pid) => !others.has(pid))
+  assert.equal(own.length, 3)
+  await dispose()
+  assert.ok(await until(() => own.every((pid) => !alive(pid)), 1000), `alive a second after disposal: ${own.filter(alive)}`)
 })
 
 test('a helper is confined before it runs anything: no new privileges, seccomp, no environment, only pipes', async () => {

@@ -5,8 +5,8 @@
 //! the process that runs programs outside the host (`isolation: 'process'`); `engine`
 //! prepares isolates and runs programs in them; `limits` holds a run's shared state and what
 //! enforces its budgets; `output` is the ledger and the reading of values out of V8; `program`
-//! turns the program's text into JavaScript. `bridge` and `helper` may import `engine`, `limits`
-//! and `output`;
+//! turns the program's text into JavaScript. `bridge` may import `engine`, `limits` and `output`,
+//! `helper` those and `program`;
 //! `engine` may import `limits`, `output` and `program`; `limits` may import `output`; `output`
 //! and `program` import no other room (`__test__/01.rooms.test.mjs` holds them to it).
 

@@ -59,12 +59,14 @@ fn arguments() -> Result<Arguments, String> {
 /// The helper's whole life; never returns.
 pub fn main() -> ! {
   let arguments = arguments().unwrap_or_else(|why| exit_with(2, &why));
-  // RLIMIT_DATA: the run's heap cap, its ArrayBuffers (counted against the same cap), and what
-  // the process needs besides: thread stacks, V8's young generation and code, malloc's arenas.
+  // RLIMIT_DATA counts address space made writable: the run's heap cap and its ArrayBuffers
+  // (counted against the same cap), the stack the stripper reserves for the longest program (most
+  // of it never touched), and what the process needs besides: other thread stacks, V8's young
+  // generation and code, malloc's arenas.
   let heap = heap_bytes(arguments.heap_mb) as u64;
   let confinement = dsh_os::sandbox::Confinement {
     parent: arguments.parent,
-    data_bytes: 2 * heap + (1 << 30),
+    data_bytes: 2 * heap + crate::program::strip::MAX_STRIP_STACK as u64 + (1 << 30),
   };
   let layers = dsh_os::sandbox::confine(&confinement).unwrap_or_else(|why| exit_with(3, &why));
   let pool = Pool::new(1, 1, Duration::from_secs(3600), heap as usize, crate::engine::platform::SPAWNER);

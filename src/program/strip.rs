@@ -37,8 +37,9 @@ const STACK_PER_BYTE: usize = 8 << 10;
 const CALLING_THREAD_STACK: usize = 56 << 20;
 
 /// The largest stack a stripping thread gets. Only the pages a parse touches are ever committed,
-/// and they go with the thread; up to 512 KiB of program, it holds any nesting at all.
-const MAX_STRIP_STACK: usize = 4 << 30;
+/// and they go with the thread; up to 512 KiB of program, it holds any nesting at all. A helper
+/// process's memory limit, which counts address space made writable, leaves room for it.
+pub const MAX_STRIP_STACK: usize = 4 << 30;
 
 /// The longest program stripped: past it no stack this runtime gives is safe by the program's
 /// length alone, and a reading of the text before parsing cannot stand in for that (a hostile

@@ -155,20 +155,43 @@ test('a heap flood, a stack overflow and a deep graph end their run as in-proces
   assert.deepStrictEqual(results.process.map((result) => result.error?.kind ?? result.value), ['worker-exit', 'exception', 'worker-exit', 42])
 })
 
-test('runsPerHelper: a helper serves that many runs one after the other, then a fresh one takes over', async () => {
-  const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1, runsPerHelper: 2 })
-  const served = []
-  for (let i = 0; i < 4; i++) {
-    const { pids, settled, release } = await helpersDuring(runtime)
-    served.push(pids)
-    release(i)
-    assert.deepStrictEqual(await settled, { logs: [], value: i })
+test('runsPerHelper: helpers serve that many runs each, so fewer of them serve the same runs', async () => {
+  const others = new Set(helperPids(process.pid))
+  /** Every helper seen while six runs, one after another, await a binding. */
+  const seen = async (runsPerHelper) => {
+    const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1, runsPerHelper })
+    const pids = new Set()
+    for (let i = 0; i < 6; i++) {
+      const during = await helpersDuring(runtime)
+      for (const pid of during.pids) if (!others.has(pid)) pids.add(pid)
+      during.release(i)
+      assert.deepStrictEqual(await during.settled, { logs: [], value: i })
+    }
+    await dispose()
+    for (const pid of pids) others.add(pid)
+    return pids.size
   }
-  // The helper of the first run also serves the second; the third gets another.
-  const [first, second, third] = served.map((pids) => new Set(pids))
-  assert.ok([...first].some((pid) => second.has(pid)))
-  assert.ok([...first].some((pid) => !third.has(pid)))
-  await dispose()
+  const single = await seen(1)
+  const paired = await seen(2)
+  // One helper per run (six) and one prepared beside the last; with two runs each, at least three.
+  assert.ok(single >= 7, `${single} helpers for six runs, one each`)
+  assert.ok(paired >= 3 && paired < single, `${paired} helpers for six runs, two each (${single} for one each)`)
+})
+
+test('runs back to back on reused helpers hold the event loop until each settles: a script ends only when done', () => {
+  // A run that waits for a helper coming back from its last run must keep Node alive meanwhile.
+  const script = `
+    import { Context } from '@deepseek-ai/cordis'
+    import V8CodeRuntime from 'dsh-code-runtime-v8'
+    const ctx = new Context()
+    await ctx.plugin(V8CodeRuntime, { isolation: 'process', runsPerHelper: 100 })
+    const runtime = ctx.get('codeRuntime')
+    let sum = 0
+    for (let i = 0; i < 30; i++) sum += (await runtime.run({ program: 'return ' + i, bindings: [] })).value
+    console.log(sum)
+  `
+  const done = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), encoding: 'utf8', timeout: 60_000 })
+  assert.deepStrictEqual([done.status, done.stdout.trim()], [0, '435'])
 })
 
 test('durable runs suspend, resume and replay in helper processes as in-process', async () => {

@@ -159,6 +159,9 @@ class Helper {
 /** Helpers started ahead of demand, as the in-process pool prepares isolates. */
 export class HelperPool {
   #idle = []
+  /** Helpers serving a run with more to serve after it: each with, once its run has settled, the
+   * promise of its being idle again (or ended). */
+  #comingBack = new Map()
   #starting = 0
   #all = new Set()
   #warned = false
@@ -191,7 +194,8 @@ export class HelperPool {
   }
 
   #fill() {
-    while (!this.closed && this.#idle.length + this.#starting < this.prepared) {
+    // A helper that will come back from its run counts as prepared.
+    while (!this.closed && this.#idle.length + this.#starting + this.#comingBack.size < this.prepared) {
       this.#starting++
       const helper = this.#spawn()
       helper.ready.then(() => this.#keep(helper), () => {}).finally(() => { this.#starting-- })
@@ -210,12 +214,24 @@ export class HelperPool {
     })
   }
 
-  /** A confined, warm helper for one run: a prepared one, else one started now. */
+  /** A confined, warm helper for one run: a prepared one, else one coming back from its last run
+   * (within milliseconds, where a new one takes tens), else one started now. */
   async acquire() {
     let helper
-    // One that ended while idle may not have said so yet.
-    while ((helper = this.#idle.pop()) !== undefined && !helper.running());
+    for (;;) {
+      // One that ended while idle may not have said so yet.
+      while ((helper = this.#idle.pop()) !== undefined && !helper.running());
+      const returning = [...this.#comingBack.values()].filter((back) => back !== undefined)
+      if (helper !== undefined || returning.length === 0) break
+      await Promise.race(returning)
+    }
     if (helper === undefined) helper = this.#spawn()
+    if (helper.runsLeft > 1) {
+      this.#comingBack.set(helper, undefined)
+      helper.ended.then(() => {
+        if (this.#comingBack.delete(helper)) this.#fill()
+      })
+    }
     // From here the run's wait holds the host's event loop, as its run will.
     helper.hold(true)
     // Replacements start once this run is on its way: starting one takes the host's thread a
@@ -225,12 +241,28 @@ export class HelperPool {
     return helper
   }
 
-  /** After a run: the helper serves again if it may and its run has left nothing behind; it is
-   * taken before the helpers started since, and the oldest of those past the pool's size leaves. */
+  /** After a run: the helper serves again if it may and its run has left nothing behind; meanwhile
+   * it counts as prepared. */
   async release(helper) {
-    if (helper.runsLeft === 0 || this.closed || !(await helper.idle())) return
+    if (!this.#comingBack.has(helper)) return
+    const back = helper.idle()
+    this.#comingBack.set(helper, back)
+    // A run may be waiting for it: until it is back, it holds the event loop as a run does.
+    helper.hold(true)
+    const idle = await back
+    helper.hold(false)
+    this.#comingBack.delete(helper)
+    if (!idle || this.closed) {
+      this.#fill()
+      return
+    }
     this.#keep(helper)
-    while (this.#idle.length > this.prepared) this.#idle.shift().close()
+    // Past the pool's size, the helper with the fewest runs left goes.
+    while (this.#idle.length > this.prepared) {
+      const fewest = this.#idle.reduce((least, each) => (each.runsLeft < least.runsLeft ? each : least))
+      this.#idle.splice(this.#idle.indexOf(fewest), 1)
+      fewest.close()
+    }
   }
 
   /** A helper that may take a run: kept while the pool is short of prepared ones. */

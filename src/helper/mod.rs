@@ -126,12 +126,14 @@ fn stop(current: &Weak<RunShared>, limit: Limit) {
 /// Starts one run on the prepared isolate; `last` when the helper exits once it settles.
 fn start(output: Output, pool: &Arc<Pool>, request: RunRequest, last: bool) -> Arc<RunShared> {
   let for_settled = output.clone();
+  let next = pool.clone();
   let deliver = Box::new(move |report: Report| {
     for_settled.send(&wire::settled(&report));
     if last {
       exit_with(0, "");
     }
-    // Another run may come once this one, and all it started, is gone.
+    // Another run may come once this one, and all it started, is gone, and the next isolate is
+    // prepared.
     std::thread::spawn(move || {
       let deadline = Instant::now() + SETTLE_GRACE;
       while crate::limits::run::live_runs() > 0 || crate::limits::run::runaway_threads().1 > 0 {
@@ -140,6 +142,7 @@ fn start(output: Output, pool: &Arc<Pool>, request: RunRequest, last: bool) -> A
         }
         std::thread::sleep(Duration::from_millis(1));
       }
+      next.wait_until_prepared(PREPARE_WAIT);
       for_settled.send(&wire::idle());
     });
   });

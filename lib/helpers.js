@@ -234,9 +234,9 @@ export class HelperPool {
     }
     // From here the run's wait holds the host's event loop, as its run will.
     helper.hold(true)
-    // Replacements start once this run is on its way: starting one takes the host's thread a
-    // millisecond or more.
-    setImmediate(() => this.#fill())
+    // Replacements start once this run has settled (`release`) unless the pool has none left: a
+    // starting helper takes tens of milliseconds of CPU, which on few cores the run would share.
+    if (this.#idle.length === 0) setImmediate(() => this.#fill())
     await helper.ready
     return helper
   }
@@ -244,6 +244,8 @@ export class HelperPool {
   /** After a run: the helper serves again if it may and its run has left nothing behind; meanwhile
    * it counts as prepared. */
   async release(helper) {
+    // After the run's caller has its result: starting a helper holds this thread a millisecond.
+    setImmediate(() => this.#fill())
     if (!this.#comingBack.has(helper)) return
     const back = helper.idle()
     this.#comingBack.set(helper, back)
@@ -340,6 +342,7 @@ export class HelperRun {
   failed(kind, message) {
     if (this.#ended) return
     this.#finish(this.settleWithout(kind, message))
+    this.#settledHelper()
   }
 
   #finish(settled) {

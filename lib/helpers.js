@@ -267,8 +267,11 @@ export class HelperPool {
     }
   }
 
-  /** A helper that may take a run: kept while the pool is short of prepared ones. */
+  /** A helper acquired and never used (its run ended first): kept while the pool is short of
+   * prepared ones. */
   giveBack(helper) {
+    this.#comingBack.delete(helper)
+    helper.hold(false)
     if (this.#idle.length < this.prepared) this.#keep(helper)
     else helper.close()
   }
@@ -289,7 +292,6 @@ export class HelperRun {
   #helper
   #resolve
   #dispatch
-  #stoppedBy
   #backstop
   #ended = false
   #stopped = false

@@ -99,6 +99,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const at = process.argv.indexOf(`--${name}`)
     return at >= 0 ? Number(process.argv[at + 1]) : fallback
   }
+  // The children read it: every run in a helper process.
+  if (process.argv.includes('--process')) process.env.DSH_FUZZ_ISOLATION = 'process'
   const tally = await campaign({
     seed: option('seed', Date.now() % 1_000_000),
     count: option('count', Infinity),

@@ -30,7 +30,9 @@ function bindings() {
 }
 
 async function runOne(fuzzCase) {
-  const { program, config, stop, stopAtMs } = fuzzCase
+  const { program, stop, stopAtMs } = fuzzCase
+  // `npm run fuzz -- --process`: every run in a helper process.
+  const config = process.env.DSH_FUZZ_ISOLATION ? { ...fuzzCase.config, isolation: process.env.DSH_FUZZ_ISOLATION } : fuzzCase.config
   // A thread an earlier program left behind is that program's finding, not this one's.
   const before = { runs: native.liveRuns(), running: native.runawayThreads().running }
   const ctx = new Context()

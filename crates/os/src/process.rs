@@ -160,7 +160,22 @@ mod spawn {
   /// Whether a child `spawn` started is still running: `false` from the moment it has ended, even
   /// before its `on_exit` has run.
   pub fn running(pid: u32) -> bool {
-    unreaped().as_ref().is_some_and(|pids| pids.contains(&pid))
+    let unreaped = unreaped();
+    if !unreaped.as_ref().is_some_and(|pids| pids.contains(&pid)) {
+      return false;
+    }
+    // Asked of the kernel, not of the reaper thread, which may not have run yet: the lock keeps
+    // the child unreaped, so `pid` is still ours.
+    // SAFETY: `info` is a valid out-pointer; WNOWAIT leaves the child to its reaper.
+    unsafe {
+      let mut info: libc::siginfo_t = std::mem::zeroed();
+      let asked = libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
+      #[cfg(target_os = "linux")]
+      let exited = info.si_pid();
+      #[cfg(not(target_os = "linux"))]
+      let exited = info.si_pid;
+      asked == 0 && exited == 0
+    }
   }
 
   /// Kills a child `spawn` started, unless it has been reaped; `false` when it had.

@@ -164,7 +164,6 @@ export class HelperPool {
   #comingBack = new Map()
   #starting = 0
   #all = new Set()
-  #warned = false
 
   constructor(path, { prepared, heapMb, runsPerHelper }, launcher) {
     this.path = path
@@ -185,8 +184,8 @@ export class HelperPool {
 
   /** Says once, for this process's first helper, which layers of the sandbox this host lacks. */
   #warnOnce(sandbox) {
-    if (this.#warned || HelperPool.warned) return
-    this.#warned = HelperPool.warned = true
+    if (HelperPool.warned) return
+    HelperPool.warned = true
     const missing = sandbox.filter(([, why]) => why !== null)
     if (missing.length === 0) return
     process.emitWarning(`dsh-code-runtime-v8: helper processes run without ${missing.map(([name, why]) => `${name} (${why})`).join(', ')}`,

@@ -9,6 +9,8 @@
 //! exits too when its stdin closes (the host is gone, or done with it) and, on Linux, when the
 //! thread that started it exits.
 
+#[cfg(unix)]
+pub mod interpreter;
 pub mod wire;
 
 use std::io::{self, Write};
@@ -175,7 +177,7 @@ impl Output {
 
 /// Ends the process at once, with no destructors or exit handlers: V8 and the run's threads
 /// may be anywhere.
-fn exit_with(code: i32, why: &str) -> ! {
+pub(crate) fn exit_with(code: i32, why: &str) -> ! {
   if !why.is_empty() {
     let _ = writeln!(io::stderr(), "dsh-code-runtime-v8-helper: {why}");
   }

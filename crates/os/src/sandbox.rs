@@ -30,6 +30,34 @@ pub struct Confinement {
   pub data_bytes: u64,
 }
 
+/// What to confine a process to that is about to become an interpreter (`execve`), which reads
+/// its own files and loads its own libraries.
+#[derive(Clone, Debug)]
+pub struct InterpreterConfinement {
+  /// The process that must outlive this one.
+  pub parent: u32,
+  /// Bytes of address space the process may map, in all (`RLIMIT_AS`).
+  pub address_space_bytes: u64,
+  /// Files and directories the process may read (and execute) beneath; nothing else.
+  pub readable: Vec<std::path::PathBuf>,
+}
+
+/// A process confined for an interpreter: its layers, and the seccomp filter it must install
+/// itself once started (refusing new programs and processes), when the platform has one.
+#[derive(Clone, Debug)]
+pub struct Confined {
+  pub layers: Vec<Layer>,
+  /// `struct sock_filter`s in native byte order, for `prctl(PR_SET_SECCOMP)`.
+  pub deferred_filter: Option<Vec<u8>>,
+}
+
+/// Confines the calling process before it executes an interpreter: every layer of `confine`,
+/// with the file system readable beneath `readable`, the address space capped instead of the
+/// writable memory, and the refusal of new programs and processes left to the interpreter.
+pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confined, String> {
+  imp::confine_interpreter(confinement)
+}
+
 /// Confines the calling process; `Err` only when a layer that must hold could not be put in
 /// place (the parent is gone). The layers are applied in the order of the report.
 pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {

@@ -11,16 +11,18 @@
 
 use std::collections::BTreeMap;
 
+use std::path::PathBuf;
+
 use landlock::{
-  ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-  RulesetStatus, Scope,
+  ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, PathFd, Ruleset, RulesetAttr,
+  RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use seccompiler::{
   BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
   SeccompRule, TargetArch,
 };
 
-use super::{Confinement, Layer};
+use super::{Confined, Confinement, InterpreterConfinement, Layer};
 
 pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
   let layer = |name, outcome: Result<(), String>| Layer {
@@ -34,9 +36,34 @@ pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
     layer("parent-death", Ok(())),
     layer("memory", limit_data(confinement.data_bytes)),
     layer("no-new-privs", no_new_privs()),
-    layer("landlock", landlock()),
-    layer("seccomp", seccomp()),
+    layer("landlock", landlock(&[])),
+    layer("seccomp", seccomp(Refusing::All)),
   ])
+}
+
+pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confined, String> {
+  let layer = |name, outcome: Result<(), String>| Layer {
+    name,
+    missing: outcome.err(),
+  };
+  let descriptors = layer("descriptors", close_inherited_descriptors());
+  die_with_parent(confinement.parent)?;
+  let mut layers = vec![
+    descriptors,
+    layer("parent-death", Ok(())),
+    layer("memory", limit_address_space(confinement.address_space_bytes)),
+    layer("no-new-privs", no_new_privs()),
+    layer("landlock", landlock(&confinement.readable)),
+  ];
+  // The interpreter is still to be started: what would refuse that (new programs and processes)
+  // is compiled here and installed by the interpreter itself, before it reads a program.
+  let seccomp = seccomp(Refusing::AllButNewProcesses);
+  let deferred = match &seccomp {
+    Ok(()) => compile_new_process_refusals().map(|program| filter_bytes(&program)),
+    Err(why) => Err(why.clone()),
+  };
+  layers.push(layer("seccomp", seccomp));
+  Ok(Confined { layers, deferred_filter: deferred.ok() })
 }
 
 fn close_inherited_descriptors() -> Result<(), String> {
@@ -81,6 +108,22 @@ fn limit_data(bytes: u64) -> Result<(), String> {
   Ok(())
 }
 
+/// `RLIMIT_AS`, for an interpreter whose allocator maps what it needs; no core dumps either (the
+/// CPU budget's signal would write one).
+fn limit_address_space(bytes: u64) -> Result<(), String> {
+  for (resource, value, what) in [(libc::RLIMIT_AS, bytes, "RLIMIT_AS"), (libc::RLIMIT_CORE, 0, "RLIMIT_CORE")] {
+    let limit = libc::rlimit {
+      rlim_cur: value as libc::rlim_t,
+      rlim_max: value as libc::rlim_t,
+    };
+    // SAFETY: `limit` is a valid rlimit for this process.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+      return Err(format!("{what}: {}", std::io::Error::last_os_error()));
+    }
+  }
+  Ok(())
+}
+
 fn no_new_privs() -> Result<(), String> {
   // SAFETY: a plain prctl on this process.
   if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
@@ -89,17 +132,28 @@ fn no_new_privs() -> Result<(), String> {
   Ok(())
 }
 
-/// Every access right the kernel knows of handled, and none granted: the process opens no file,
-/// not even to read. Newer rights than the kernel's are left out (best effort), and said.
-fn landlock() -> Result<(), String> {
+/// Every access right the kernel knows of handled, and none granted but reading (and executing)
+/// what lies beneath `readable`: with none, the process opens no file at all. Newer rights than
+/// the kernel's are left out (best effort), and said.
+fn landlock(readable: &[PathBuf]) -> Result<(), String> {
   let abi = ABI::V6;
-  let status = Ruleset::default()
+  let mut created = Ruleset::default()
     .set_compatibility(CompatLevel::BestEffort)
     .handle_access(AccessFs::from_all(abi))
     .and_then(|ruleset| ruleset.handle_access(AccessNet::from_all(abi)))
     .and_then(|ruleset| ruleset.scope(Scope::from_all(abi)))
     .and_then(|ruleset| ruleset.create())
-    .and_then(|ruleset| ruleset.restrict_self())
+    .map_err(|error| format!("Landlock: {error}"))?;
+  for path in readable {
+    // A path that does not exist grants nothing, and is no reason to refuse the rest.
+    let Ok(fd) = PathFd::new(path) else { continue };
+    let rights = if path.is_dir() { AccessFs::from_read(abi) } else { AccessFs::from_file(abi) & AccessFs::from_read(abi) };
+    created = created
+      .add_rule(PathBeneath::new(fd, rights))
+      .map_err(|error| format!("Landlock: {}: {error}", path.display()))?;
+  }
+  let status = created
+    .restrict_self()
     .map_err(|error| format!("Landlock: {error}"))?;
   match status.ruleset {
     RulesetStatus::FullyEnforced => Ok(()),
@@ -111,15 +165,18 @@ fn landlock() -> Result<(), String> {
   }
 }
 
-/// Refused outright, with `EPERM`.
-const REFUSED: &[libc::c_long] = &[
-  // New programs and processes (threads are `clone` with CLONE_THREAD, below).
+/// New programs and processes, refused with `EPERM` (threads are `clone` with CLONE_THREAD, below).
+const NEW_PROCESSES: &[libc::c_long] = &[
   libc::SYS_execve,
   libc::SYS_execveat,
   #[cfg(target_arch = "x86_64")]
   libc::SYS_fork,
   #[cfg(target_arch = "x86_64")]
   libc::SYS_vfork,
+];
+
+/// Refused outright, with `EPERM`.
+const REFUSED: &[libc::c_long] = &[
   // Sockets. A socketpair stays allowed: it reaches nothing outside the process (tokio's signal
   // driver makes one for itself).
   libc::SYS_socket,
@@ -236,27 +293,64 @@ const WRITING_OPEN_FLAGS: &[libc::c_int] = &[
   libc::O_TMPFILE,
 ];
 
-fn seccomp() -> Result<(), String> {
-  let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(|error| format!("seccomp: {error}"))?;
+/// What the filter installed now refuses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Refusing {
+  All,
+  /// Everything but new programs and processes: the process is yet to start its interpreter.
+  AllButNewProcesses,
+}
+
+fn target_arch() -> Result<TargetArch, String> {
+  TargetArch::try_from(std::env::consts::ARCH).map_err(|error| format!("seccomp: {error}"))
+}
+
+fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, action: SeccompAction) -> Result<BpfProgram, String> {
+  SeccompFilter::new(rules, SeccompAction::Allow, action, target_arch()?)
+    .and_then(BpfProgram::try_from)
+    .map_err(|error| format!("seccomp: {error}"))
+}
+
+fn condition(arg: u8, op: SeccompCmpOp, value: u64) -> Result<SeccompCondition, String> {
+  SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|error| format!("seccomp: {error}"))
+}
+
+fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
+  SeccompRule::new(conditions).map_err(|error| format!("seccomp: {error}"))
+}
+
+/// New programs, and `clone` without CLONE_THREAD (a process, not a thread).
+fn new_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+  let mut refused: BTreeMap<i64, Vec<SeccompRule>> = NEW_PROCESSES.iter().map(|&call| (call, Vec::new())).collect();
+  let thread = libc::CLONE_THREAD as u64;
+  refused.insert(libc::SYS_clone, vec![rule(vec![condition(0, SeccompCmpOp::MaskedEq(thread), 0)?])?]);
+  Ok(refused)
+}
+
+fn compile_new_process_refusals() -> Result<BpfProgram, String> {
+  compile(new_process_rules()?, SeccompAction::Errno(libc::EPERM as u32))
+}
+
+/// A filter as the kernel reads it (`struct sock_filter` after `struct sock_filter`), for a
+/// process that installs it itself.
+fn filter_bytes(program: &BpfProgram) -> Vec<u8> {
+  let mut bytes = Vec::with_capacity(program.len() * 8);
+  for instruction in program {
+    bytes.extend_from_slice(&instruction.code.to_ne_bytes());
+    bytes.push(instruction.jt);
+    bytes.push(instruction.jf);
+    bytes.extend_from_slice(&instruction.k.to_ne_bytes());
+  }
+  bytes
+}
+
+fn seccomp(refusing: Refusing) -> Result<(), String> {
   // SAFETY: getpid has no preconditions.
   let own = unsafe { libc::getpid() } as u64;
-  let compile = |rules: BTreeMap<i64, Vec<SeccompRule>>, action| -> Result<BpfProgram, String> {
-    SeccompFilter::new(rules, SeccompAction::Allow, action, arch)
-      .and_then(BpfProgram::try_from)
-      .map_err(|error| format!("seccomp: {error}"))
-  };
-  let condition = |arg, op, value| {
-    SeccompCondition::new(arg, SeccompCmpArgLen::Qword, op, value).map_err(|error| format!("seccomp: {error}"))
-  };
-  let rule = |conditions| SeccompRule::new(conditions).map_err(|error| format!("seccomp: {error}"));
-
   let mut refused: BTreeMap<i64, Vec<SeccompRule>> = REFUSED.iter().map(|&call| (call, Vec::new())).collect();
-  // A process, not a thread.
-  let thread = libc::CLONE_THREAD as u64;
-  refused.insert(
-    libc::SYS_clone,
-    vec![rule(vec![condition(0, SeccompCmpOp::MaskedEq(thread), 0)?])?],
-  );
+  if refusing == Refusing::All {
+    refused.extend(new_process_rules()?);
+  }
   // Opened to write or create, whatever else the flags say.
   let writing = |flags_arg| -> Result<Vec<SeccompRule>, String> {
     WRITING_OPEN_FLAGS

@@ -145,4 +145,46 @@ export declare class V8CodeRuntime extends CodeRuntime {
   replay(request: CodeRunRequest, journal: DurableJournal, options?: DurableOptions): Promise<DurableOutcome>
 }
 
+/** `PythonCodeRuntime`'s configuration (docs/python.md). */
+export interface PythonConfig {
+  /** The interpreter: `'cpython'`, the real one, in a kernel-confined process per run. Default `'cpython'`. */
+  engine?: 'cpython'
+  /** CPU budget of one run, in seconds (a positive whole number; RLIMIT_CPU). Default 60. */
+  cpuSeconds?: number
+  /** Wall-clock ceiling of one run, in milliseconds. At most 2147483647. Default 600000. */
+  maxWallMs?: number
+  /** Address space of one run's process, in MiB (RLIMIT_AS; at least 64). Default 512. */
+  addressSpaceMb?: number
+  /** Bytes of printed text kept in `logs` (at least 64); past it, a marker line ends the logs. Default 65536. */
+  maxLogBytes?: number
+  /** Bytes of the return value's compact JSON; past it, the run fails as `output-limit`. Default 32768. */
+  maxValueBytes?: number
+  /** After an abort or a budget kills a run's process, how long the run waits for it to be gone. Default 3000. */
+  graceMs?: number
+  /** The interpreter: a path, or a name looked up on PATH when the runtime is made. Default `'python3'`. */
+  pythonBin?: string
+  /** Interpreters started ahead of demand (a whole number); each serves exactly one run. Default 2. */
+  prepared?: number
+  /** Absolute paths programs may read besides the interpreter's own files. Default none. */
+  readablePaths?: string[]
+  /** Run where the kernel sandbox is missing, with only the process and its budgets as containment. Default false. */
+  containmentOnly?: boolean
+}
+
+/** Each run's Python program in a CPython process of its own, confined by the kernel. */
+export declare class PythonCodeRuntime extends CodeRuntime {
+  static Config: Schema<PythonConfig>
+  readonly language: 'python'
+  readonly isolation: 'process'
+  /** The sandbox's layers, each with why it is missing (`null` when the kernel enforces it). */
+  readonly sandbox: [name: string, missing: string | null][]
+  /** The interpreter the runs use. */
+  readonly interpreter: { executable: string; version: string }
+  constructor(ctx: Context, config?: PythonConfig)
+  run(request: CodeRunRequest): Promise<CodeRunResult>
+}
+
+/** The line that ends a Python run's logs once they reach `maxLogBytes`. */
+export declare function logTruncationMarker(maxLogBytes: number): string
+
 export default V8CodeRuntime

@@ -7,6 +7,7 @@ import { DurableAttempt, checkResolutions, pendingOf, resumption, suspend } from
 import { HelperPool, HelperRun } from './lib/helpers.js'
 
 export { resumption, suspend }
+export { PythonCodeRuntime, logTruncationMarker } from './lib/python/runtime.js'
 
 const native = createRequire(import.meta.url)('./lib/native.cjs')
 

@@ -66,7 +66,7 @@ export function describeThrown(error, fallback) {
 }
 
 /** What a failed host call tells the program. */
-const describeFailure = (error) => describeThrown(error, 'binding failed with an unrenderable value')
+export const describeFailure = (error) => describeThrown(error, 'binding failed with an unrenderable value')
 
 const failure = (message) => 'E' + JSON.stringify(message)
 
@@ -78,12 +78,17 @@ const failure = (message) => 'E' + JSON.stringify(message)
  * the resumption of whatever called the runtime.
  */
 function startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
+  return startBindingWith(namespaces, names, namespaceIndex, nameIndex, () => JSON.parse(argsJson), resumption)
+}
+
+/** `startBinding` with the argument as a value, read by `argument()`. */
+export function startBindingWith(namespaces, names, namespaceIndex, nameIndex, argument, resumption) {
   try {
     const { global, functions } = namespaces[namespaceIndex]
     const name = names[namespaceIndex][nameIndex]
     const fn = Object.hasOwn(functions, name) ? functions[name] : undefined
     if (typeof fn !== 'function') return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
-    const args = [JSON.parse(argsJson)]
+    const args = [argument()]
     return { returned: resumed.run(resumption, () => Reflect.apply(fn, undefined, args)) }
   } catch (error) {
     return { failure: describeFailure(error) }

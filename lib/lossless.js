@@ -27,11 +27,17 @@ function isArrayPrototype(proto) {
     (Array.isArray(proto) && !types.isProxy(proto) && isObjectPrototype(Object.getPrototypeOf(proto)))
 }
 
-function scalarText(value) {
+/** An integer past 2^53 as the digits of the double it is (`String` rounds them: 2^60 reads
+ * `1152921504606847000`), for a reader whose integers are exact (Python). */
+const exactIntegerText = (value) => Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value).toString() : String(value)
+
+function scalarText(value, exactIntegers) {
   switch (typeof value) {
     case 'string': return JSON.stringify(value)
     case 'boolean': return value ? 'true' : 'false'
-    case 'number': return Number.isFinite(value) && !Object.is(value, -0) ? String(value) : undefined
+    case 'number':
+      if (!Number.isFinite(value) || Object.is(value, -0)) return undefined
+      return exactIntegers ? exactIntegerText(value) : String(value)
     default: return value === null ? 'null' : undefined
   }
 }
@@ -76,9 +82,10 @@ export function losslessJsonText(root) {
  * turns.js; a caller's abort timer waited 400 ms behind 32 answers of 100 000-deep arrays): hands
  * `done` the text, or undefined once `abandoned()`, asked at each pause, says nobody wants it any
  * more; or `failed` the RangeError of a text too long. At once, when the turn has room for the walk.
+ * With `exactIntegers`, an integer past 2^53 is written as its exact digits.
  */
-export function losslessJsonTextInTurns(root, abandoned, done, failed) {
-  const walk = walkLossless(root)
+export function losslessJsonTextInTurns(root, abandoned, done, failed, { exactIntegers = false } = {}) {
+  const walk = walkLossless(root, exactIntegers)
   const resume = () => {
     let text
     try {
@@ -104,9 +111,9 @@ export function losslessJsonTextInTurns(root, abandoned, done, failed) {
 }
 
 /** The walk behind both: pauses (yields) every PAUSE_INTERVAL values, returns the text. */
-function* walkLossless(root) {
+function* walkLossless(root, exactIntegers = false) {
   try {
-    if (!isContainer(root)) return scalarText(root)
+    if (!isContainer(root)) return scalarText(root, exactIntegers)
     if (typeof root === 'function') return undefined
     let frame = open(root)
     if (frame === undefined) return undefined
@@ -142,7 +149,7 @@ function* walkLossless(root) {
         outer.push(frame)
         frame = inner
       } else {
-        const scalar = scalarText(child)
+        const scalar = scalarText(child, exactIntegers)
         if (scalar === undefined) return undefined
         text += scalar
       }

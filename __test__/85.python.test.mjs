@@ -1,0 +1,220 @@
+// PythonCodeRuntime on CPython: the contract the model is told (exact logs, values, tracebacks and
+// failures), the budgets, the kernel sandbox from inside the program, and hostile programs.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Context } from '@deepseek-ai/cordis'
+import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
+import { sleep, tools } from './helpers.mjs'
+
+async function setup(config) {
+  const ctx = new Context()
+  const fiber = await ctx.plugin(PythonCodeRuntime, config)
+  return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
+}
+
+const { runtime, dispose } = await setup({ prepared: 2 })
+const run = (program, functions = {}) => runtime.run({ program, bindings: tools(functions) })
+test.after(() => dispose())
+
+test('the runtime is a Python process runtime, confined by every layer of the sandbox', () => {
+  assert.equal(runtime.language, 'python')
+  assert.equal(runtime.isolation, 'process')
+  assert.deepEqual(runtime.sandbox.map(([name]) => name), ['descriptors', 'parent-death', 'memory', 'no-new-privs', 'landlock', 'seccomp'])
+  assert.deepEqual(runtime.sandbox.filter(([, missing]) => missing !== null), [])
+})
+
+test('a value, or no value key when the program returns None', async () => {
+  assert.deepEqual(await run('return 1'), { logs: [], value: 1 })
+  assert.deepEqual(await run('x = {"a": [1, 2.5, None, True, "é"], "t": (1, 2)}\nreturn x'),
+    { logs: [], value: { a: [1, 2.5, null, true, 'é'], t: [1, 2] } })
+  assert.deepEqual(await run('print("only")'), { logs: ['only'] })
+  assert.deepEqual(await run('return None'), { logs: [] })
+})
+
+test('logs: one entry per line, a flushed unterminated line joined with the next, stderr too', async () => {
+  const result = await run('import sys\nprint("a", end="", flush=True)\nprint("b")\nprint("x\\ny")\nprint("e", file=sys.stderr)\nprint("tail", end="")')
+  assert.deepEqual(result, { logs: ['ab', 'x', 'y', 'e', 'tail'] })
+})
+
+test('logs stop at maxLogBytes with the marker last', async () => {
+  const small = await setup({ prepared: 0, maxLogBytes: 64 })
+  try {
+    const result = await small.runtime.run({ program: 'for i in range(100):\n    print("line", i)\nreturn 7', bindings: [] })
+    // Ten entries of 6 bytes fit 64; the eleventh, `line 10`, does not.
+    assert.deepEqual(result.logs, [...Array.from({ length: 10 }, (_, i) => `line ${i}`), logTruncationMarker(64)])
+    assert.equal(result.value, 7)
+    assert.equal(logTruncationMarker(64), '[dsh-code-runtime-v8] log capture truncated at 64 bytes')
+  } finally {
+    await small.dispose()
+  }
+})
+
+test('bindings: one argument each way, exact integers past 2^53, subscript access for any name', async () => {
+  const seen = []
+  const result = await runtime.run({
+    program: 'a = await tools.echo({"n": 2**60, "s": "x"})\nb = await tools["exotic-name"]({"k": [1]})\nc = await tools.big({})\nreturn [a, b, c == 2**70, type(c).__name__]',
+    bindings: tools({ echo: async (args) => { seen.push(args); return args }, 'exotic-name': (args) => ({ got: args }), big: () => 2 ** 70 }),
+  })
+  assert.deepEqual(seen, [{ n: 2 ** 60, s: 'x' }])
+  assert.deepEqual(result, { logs: [], value: [{ n: 2 ** 60, s: 'x' }, { got: { k: [1] } }, true, 'int'] })
+})
+
+test('a failed call raises ToolCallError with toolName and the host message', async () => {
+  const result = await run(
+    'try:\n    await tools.charge({"amount": 5})\nexcept ToolCallError as e:\n    return [type(e).__name__, e.toolName, str(e), isinstance(e, Exception)]',
+    { charge: async () => { throw new Error('card declined') } })
+  assert.deepEqual(result, { logs: [], value: ['ToolCallError', 'charge', 'card declined', true] })
+  const uncaught = await run('await tools.charge({})', { charge: () => { throw new Error('no funds') } })
+  assert.equal(uncaught.error.kind, 'exception')
+  assert.equal(uncaught.error.message, 'Traceback (most recent call last):\n  File "<program>", line 1, in <module>\n    await tools.charge({})\nToolCallError: no funds')
+})
+
+test('calls overlap under asyncio.gather and come back in order', async () => {
+  const started = []
+  let release
+  const gate = new Promise((resolve) => { release = resolve })
+  const settled = run('import asyncio\nreturn await asyncio.gather(*[tools.slow({"i": i}) for i in range(5)])',
+    { slow: async ({ i }) => { started.push(i); if (started.length === 5) release(); await gate; return i * 10 } })
+  assert.deepEqual(await settled, { logs: [], value: [0, 10, 20, 30, 40] })
+  assert.deepEqual(started, [0, 1, 2, 3, 4])
+})
+
+test('deep values cross both ways with no recursion limit', async () => {
+  const deep = await run('v = []\nfor i in range(3000):\n    v = [v]\nback = await tools.echo(v)\nd = 0\nwhile back:\n    back = back[0]\n    d += 1\nreturn d', { echo: (value) => value })
+  assert.deepEqual(deep, { logs: [], value: 3000 })
+})
+
+test('an exception reads as CPython prints it, with only the program\'s frames', async () => {
+  const result = await run('import json\ndef parse(t):\n    return json.loads(t)\nparse("{bad")')
+  assert.equal(result.error.kind, 'exception')
+  assert.match(result.error.message, /^Traceback \(most recent call last\):\n {2}File "<program>", line 4, in <module>\n {4}parse\("\{bad"\)\n {2}File "<program>", line 3, in parse\n {4}return json\.loads\(t\)\n/)
+  assert.match(result.error.message, /\njson\.decoder\.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)$/)
+  assert.doesNotMatch(result.error.message, /\.py"/)
+  const syntax = await run('x = (1,\nreturn x')
+  assert.equal(syntax.error.kind, 'exception')
+  assert.match(syntax.error.message, /^ {2}File "<program>", line 1\n {4}x = \(1,\n {8}\^\nSyntaxError: '\(' was never closed$/)
+})
+
+test('values JSON cannot carry exactly are invalid-output; a large one is output-limit', async () => {
+  for (const [program, reason] of [
+    ['return float("nan")', 'nan is not a finite number'],
+    ['return [-0.0]', '-0.0 has no JSON form'],
+    ['return 2**53 + 1', 'the integer 9007199254740993 is beyond what a JSON number carries exactly (2**53)'],
+    ['return {1: 2}', 'a dict key is int, not str'],
+    ['return {1, 2}', 'set is not a JSON value'],
+  ]) {
+    assert.deepEqual(await run(program), { logs: [], error: { kind: 'invalid-output', message: `the return value is not lossless JSON: ${reason}` } }, program)
+  }
+  assert.deepEqual(await run('return "x" * 40000'), { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (32768 bytes)' } })
+})
+
+test('budgets: busy CPU and wall clock end the run as timeout; an abort ends it as abort', async () => {
+  const tight = await setup({ prepared: 0, cpuSeconds: 1, maxWallMs: 20_000 })
+  try {
+    assert.deepEqual(await tight.runtime.run({ program: 'while True:\n    pass', bindings: [] }),
+      { logs: [], error: { kind: 'timeout', message: 'CPU budget exhausted (1s)' } })
+    assert.deepEqual(await tight.runtime.run({ program: 'print("big")\nx = 10**10**8', bindings: [] }),
+      { logs: ['big'], error: { kind: 'timeout', message: 'CPU budget exhausted (1s)' } })
+  } finally {
+    await tight.dispose()
+  }
+  const wall = await setup({ prepared: 0, maxWallMs: 500 })
+  try {
+    assert.deepEqual(await wall.runtime.run({ program: 'import asyncio\nprint("waiting")\nawait asyncio.sleep(30)', bindings: [] }),
+      { logs: ['waiting'], error: { kind: 'timeout', message: 'wall-clock ceiling reached (500ms)' } })
+  } finally {
+    await wall.dispose()
+  }
+  const controller = new AbortController()
+  setTimeout(() => controller.abort('user pressed stop'), 300)
+  assert.deepEqual(await runtime.run({ program: 'import time\ntime.sleep(30)', bindings: [], signal: controller.signal }),
+    { logs: [], error: { kind: 'abort', message: 'user pressed stop' } })
+})
+
+test('the sandbox, seen from inside the program', async () => {
+  const result = await run(`
+import os, socket, subprocess, threading
+out = {}
+def attempt(name, action):
+    try:
+        action()
+        out[name] = "allowed"
+    except OSError as error:
+        out[name] = type(error).__name__
+attempt("read a host file", lambda: open("/etc/hostname").read())
+attempt("list the root", lambda: os.listdir("/"))
+attempt("write a file", lambda: open("/tmp/dsh-python-probe", "w"))
+attempt("open a socket", lambda: socket.socket())
+attempt("fork", os.fork)
+attempt("start a program", lambda: subprocess.run(["/bin/true"]))
+attempt("signal the host", lambda: os.kill(os.getppid(), 0))
+attempt("signal a group", lambda: os.kill(0, 0))
+attempt("start a thread", lambda: threading.Thread(target=lambda: None).start())
+out["environment"] = sorted(k for k in os.environ if k != "LC_CTYPE")
+import json, asyncio, decimal
+return out`)
+  assert.deepEqual(result, { logs: [], value: {
+    'read a host file': 'PermissionError',
+    'list the root': 'PermissionError',
+    'write a file': 'PermissionError',
+    'open a socket': 'PermissionError',
+    fork: 'PermissionError',
+    'start a program': 'PermissionError',
+    'signal the host': 'PermissionError',
+    'signal a group': 'PermissionError',
+    'start a thread': 'allowed',
+    environment: [],
+  } })
+})
+
+test('hostile programs end as their run alone, and the runtime serves the next', async () => {
+  const cases = [
+    ['import os\nos._exit(3)', { kind: 'worker-exit', message: 'the Python process exited with code 3' }],
+    ['import os, signal\nos.kill(os.getpid(), signal.SIGKILL)', { kind: 'worker-exit', message: 'the Python process was killed by SIGKILL' }],
+    ['import os\nwhile True:\n    os.fork()', { kind: 'exception', match: /PermissionError: \[Errno 1\] Operation not permitted$/ }],
+    ['x = bytearray(2**40)', { kind: 'exception', match: /\nMemoryError$/ }],
+    ['def f(n):\n    return f(n + 1)\nf(0)', { kind: 'exception', match: /\nRecursionError: maximum recursion depth exceeded$/ }],
+    ['import os\nos.write(4, b"not a frame\\n")\nimport time\ntime.sleep(5)', { kind: 'worker-exit', message: 'the Python process sent a frame that is not JSON' }],
+    ['import os\nos.write(4, b\'{"type":"call","id":1,"global":"tools","name":"x","args":9007199254740993}\\n\')\nimport time\ntime.sleep(5)',
+      { kind: 'worker-exit', message: 'the Python process sent a frame with an integer a JavaScript number cannot hold exactly (9007199254740993)' }],
+  ]
+  for (const [program, expected] of cases) {
+    const result = await run(program)
+    assert.equal(result.error?.kind, expected.kind, program)
+    if (expected.message) assert.equal(result.error.message, expected.message, program)
+    else assert.match(result.error.message, expected.match, program)
+  }
+  const flood = await run('print("x" * 10_000_000)\nfor i in range(100_000):\n    print(i)\nreturn 1')
+  assert.deepEqual(flood, { logs: [logTruncationMarker(65_536)], value: 1 })
+  const lingering = await run('import threading, time\nthreading.Thread(target=lambda: time.sleep(60)).start()\nreturn "done"')
+  assert.deepEqual(lingering, { logs: [], value: 'done' })
+  assert.deepEqual(await run('return 2'), { logs: [], value: 2 })
+})
+
+test('100 concurrent runs awaiting bindings all complete', async () => {
+  let waiting = 0
+  let release
+  const gate = new Promise((resolve) => { release = resolve })
+  const functions = { wait: async ({ i }) => { if (++waiting === 100) release(); await gate; return i } }
+  const results = await Promise.all(Array.from({ length: 100 }, (_, i) => run(`return await tools.wait({"i": ${i}}) + 1`, functions)))
+  assert.deepEqual(results.map((result) => result.value), Array.from({ length: 100 }, (_, i) => i + 1))
+})
+
+test('caller misuse and bad config are refused with precise messages', async () => {
+  await assert.rejects(runtime.run({ program: 42, bindings: [] }), { message: 'dsh-code-runtime-v8: program must be a string, got number' })
+  await assert.rejects(runtime.run({ program: '', bindings: [{ global: 'lambda', functions: {} }] }), { message: 'dsh-code-runtime-v8: binding global "lambda" is not a usable identifier' })
+  assert.throws(() => new PythonCodeRuntime(new Context(), { maxLogBytes: 10 }), { message: 'dsh-code-runtime-v8: config.maxLogBytes must be at least 64 (the truncation marker must fit), got 10' })
+  assert.throws(() => new PythonCodeRuntime(new Context(), { cpuSeconds: 1.5 }), { message: 'dsh-code-runtime-v8: config.cpuSeconds must be a positive whole number, got 1.5' })
+  assert.throws(() => new PythonCodeRuntime(new Context(), { pythonBin: 'no-such-python-here' }), { message: 'dsh-code-runtime-v8: config.pythonBin "no-such-python-here" is not on PATH' })
+  const gone = await setup({ prepared: 0 })
+  await gone.dispose()
+  await assert.rejects(gone.runtime.run({ program: 'return 1', bindings: [] }), { message: 'dsh-code-runtime-v8: run() after disposal' })
+})
+
+test('disposal ends the runs in flight as aborted', async () => {
+  const doomed = await setup({ prepared: 1 })
+  const settled = doomed.runtime.run({ program: 'import time\nprint("started", flush=True)\ntime.sleep(30)', bindings: [] })
+  await sleep(300)
+  await doomed.dispose()
+  assert.deepEqual(await settled, { logs: ['started'], error: { kind: 'abort', message: 'runtime disposed' } })
+})

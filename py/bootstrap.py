@@ -1,0 +1,494 @@
+# The Python side of PythonCodeRuntime (lib/python/). Passed to `python -I -c`, started confined
+# by the helper (src/helper/interpreter.rs), whose last two arguments to it are the seccomp filter to
+# install here (hex) and the sandbox layers (JSON). It prepares everything a run needs, installs
+# the filter, says it is ready, then runs the ONE program the host sends, as the body of an async
+# function, and exits.
+#
+# Wire: JSON lines. Host to here on fd 0: `run`, then a `reply` per call. Here to host on fd 1:
+# `ready`, `call`, `log`, `done`. The host trusts nothing it reads here; this side trusts the host.
+import ast
+import asyncio
+import builtins
+import ctypes
+import io
+import json
+import json.decoder
+import linecache
+import math
+import os
+import re
+import resource
+import sys
+import traceback
+
+FILTER_HEX, LAYERS_JSON = sys.argv[-2], sys.argv[-1]
+# Started only to say what confines it (PythonCodeRuntime's check when it is made).
+PROBE = sys.argv[1:-2] == ['probe']
+CHANNEL_IN, CHANNEL_OUT = os.dup(0), os.dup(1)
+PROGRAM = '<program>'
+SAFE = 2 ** 53
+
+
+def send(text):
+    data = (text + '\n').encode('ascii')
+    view = memoryview(data)
+    while view:
+        view = view[os.write(CHANNEL_OUT, view):]
+
+
+def quote(text):
+    return json.encoder.encode_basestring_ascii(text)
+
+
+def install_filter(hex_text):
+    """Installs the filter the launcher compiled; why not, when it cannot be."""
+    if not hex_text:
+        return 'the launcher compiled no seccomp filter for this platform'
+    code = bytes.fromhex(hex_text)
+
+    class Program(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+
+    instructions = ctypes.create_string_buffer(code, len(code))
+    program = Program(len(code) // 8, ctypes.cast(instructions, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
+        return 'prctl(PR_SET_SECCOMP): ' + os.strerror(ctypes.get_errno())
+    return None
+
+
+def detach_standard_streams():
+    """fd 0 reads end of file, fds 1 and 2 refuse writes: the channel is only where we put it."""
+    read_end, write_end = os.pipe()
+    os.close(write_end)
+    os.dup2(read_end, 0)
+    os.close(read_end)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    os.dup2(write_end, 1)
+    os.dup2(write_end, 2)
+    os.close(write_end)
+
+
+# ---- lossless JSON, without recursion ---------------------------------------------------------
+
+class NotLossless(Exception):
+    pass
+
+
+class TooLarge(Exception):
+    pass
+
+
+def exact_number(value):
+    """JSON text of an int or float a JavaScript number holds exactly, or NotLossless."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise NotLossless(f'{float.__repr__(value)} is not a finite number')
+        if value == 0 and math.copysign(1.0, value) < 0:
+            raise NotLossless('-0.0 has no JSON form')
+        return float.__repr__(value)
+    if -SAFE <= value <= SAFE:
+        return int.__repr__(value)
+    try:
+        exact = int(float(value)) == value
+    except OverflowError:
+        exact = False
+    if not exact:
+        raise NotLossless(f'the integer {value if value.bit_length() < 4000 else "of " + str(value.bit_length()) + " bits"} is beyond what a JSON number carries exactly (2**53)')
+    return int.__repr__(value)
+
+
+def encode(value, limit=None):
+    """(wire text, UTF-8 bytes of its compact form) of a JSON value; NotLossless for anything
+    else, TooLarge past `limit` bytes. Dicts need str keys; tuples are arrays."""
+    chunks = []
+    size = 0
+    # ('value', x) to write, ('text', t) written as is, ('close', t) ends the innermost container.
+    stack = [('value', value)]
+    open_ids = []
+    while stack:
+        kind, item = stack.pop()
+        if kind == 'text':
+            text = item
+        elif kind == 'close':
+            open_ids.pop()
+            text = item
+        elif isinstance(item, str):
+            text = quote(item)
+            if not item.isascii():
+                size += len(json.encoder.encode_basestring(item).encode('utf-8', 'surrogatepass')) - len(text)
+        elif item is None:
+            text = 'null'
+        elif item is True or item is False:
+            text = 'true' if item else 'false'
+        elif isinstance(item, (int, float)):
+            text = exact_number(item)
+        elif isinstance(item, (dict, list, tuple)):
+            if id(item) in open_ids:
+                raise NotLossless('it contains itself')
+            open_ids.append(id(item))
+            if isinstance(item, dict):
+                text = '{'
+                stack.append(('close', '}'))
+                entries = list(item.items())
+                for index in range(len(entries) - 1, -1, -1):
+                    key, member = entries[index]
+                    if not isinstance(key, str):
+                        raise NotLossless(f'a dict key is {type(key).__name__}, not str')
+                    stack.append(('value', member))
+                    stack.append(('text', (',' if index else '') + quote(key) + ':'))
+            else:
+                text = '['
+                stack.append(('close', ']'))
+                for index in range(len(item) - 1, -1, -1):
+                    stack.append(('value', item[index]))
+                    if index:
+                        stack.append(('text', ','))
+        else:
+            raise NotLossless(f'{type(item).__name__} is not a JSON value')
+        chunks.append(text)
+        size += len(text)
+        if limit is not None and size > limit:
+            raise TooLarge()
+    return ''.join(chunks), size
+
+
+# For values nested deeper than json.loads recurses.
+NUMBER = re.compile(r'-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?')
+WHITESPACE = re.compile(r'[ \t\n\r]*')
+
+
+def decode(text):
+    """json.loads, and for values nested past its recursion limit, the same without recursion."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return decode_deep(text)
+
+
+def decode_deep(text):
+    scan = json.decoder.scanstring
+    containers = []
+    keys = []
+    index = 0
+    value = None
+    while True:
+        index = WHITESPACE.match(text, index).end()
+        char = text[index]
+        if char == '{' or char == '[':
+            index = WHITESPACE.match(text, index + 1).end()
+            if char == '{':
+                containers.append({})
+                if text[index] == '}':
+                    index += 1
+                    value = containers.pop()
+                else:
+                    key, index = scan(text, index + 1)
+                    index = WHITESPACE.match(text, index).end() + 1
+                    keys.append(key)
+                    continue
+            else:
+                containers.append([])
+                if text[index] == ']':
+                    index += 1
+                    value = containers.pop()
+                else:
+                    keys.append(None)
+                    continue
+        elif char == '"':
+            value, index = scan(text, index + 1)
+        elif text.startswith('null', index):
+            value, index = None, index + 4
+        elif text.startswith('true', index):
+            value, index = True, index + 4
+        elif text.startswith('false', index):
+            value, index = False, index + 5
+        else:
+            match = NUMBER.match(text, index)
+            token = match.group(0)
+            value = float(token) if match.group(1) or match.group(2) else int(token)
+            index = match.end()
+        # A value is complete: put it in its container, and close what it completes.
+        while containers:
+            container = containers[-1]
+            key = keys.pop()
+            if key is None:
+                container.append(value)
+            else:
+                container[key] = value
+            index = WHITESPACE.match(text, index).end()
+            if text[index] == ',':
+                index = WHITESPACE.match(text, index + 1).end()
+                if isinstance(container, dict):
+                    key, index = scan(text, index + 1)
+                    index = WHITESPACE.match(text, index).end() + 1
+                    keys.append(key)
+                else:
+                    keys.append(None)
+                break
+            index += 1
+            value = containers.pop()
+        else:
+            return value
+
+
+# ---- logs ---------------------------------------------------------------------------------------
+
+class Log(io.TextIOBase):
+    """sys.stdout and sys.stderr: one log entry per line; a flushed unterminated line is sent
+    `open`, for the host to join with what follows. Stops at the byte budget, as the host does."""
+
+    def __init__(self, budget):
+        self.pending = ''
+        self.left = budget
+        self.stopped = False
+
+    @property
+    def encoding(self):
+        return 'utf-8'
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f'write() argument must be str, not {type(text).__name__}')
+        if self.stopped:
+            return len(text)
+        self.pending += text
+        if '\n' in self.pending:
+            *lines, self.pending = self.pending.split('\n')
+            for line in lines:
+                self.emit(line, False)
+        elif len(self.pending) > self.left:
+            self.emit(self.pending, False)
+        return len(text)
+
+    def flush(self):
+        if self.pending:
+            text, self.pending = self.pending, ''
+            self.emit(text, True)
+
+    def finish(self):
+        if self.pending:
+            text, self.pending = self.pending, ''
+            self.emit(text, False)
+
+    def emit(self, text, open_line):
+        if self.stopped:
+            return
+        cost = len(text.encode('utf-8', 'surrogatepass'))
+        if cost > self.left:
+            self.stopped = True
+            self.pending = ''
+            send('{"type":"log","truncated":true}')
+            return
+        self.left -= cost
+        send('{"type":"log","text":' + quote(text) + (',"open":true}' if open_line else '}'))
+
+
+# ---- bindings -----------------------------------------------------------------------------------
+
+class Calls:
+    """Binding calls in flight, and the replies that settle them."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.next_id = 0
+        self.waiting = {}
+        self.buffer = b''
+
+    def start(self, global_name, name, args):
+        try:
+            args_text, _ = encode(args)
+        except NotLossless as why:
+            raise TypeError(f'{global_name}.{name}: the argument must be lossless JSON: {why}') from None
+        self.next_id += 1
+        future = self.loop.create_future()
+        self.waiting[self.next_id] = future
+        send('{"type":"call","id":%d,"global":%s,"name":%s,"args":%s}' % (self.next_id, quote(global_name), quote(name), args_text))
+        return future
+
+    def readable(self):
+        chunk = os.read(CHANNEL_IN, 1 << 20)
+        if not chunk:
+            os._exit(0)
+        self.buffer += chunk
+        *lines, self.buffer = self.buffer.split(b'\n')
+        for line in lines:
+            reply = decode(line.decode('utf-8'))
+            future = self.waiting.pop(reply['id'], None)
+            if future is None or future.done():
+                continue
+            if reply['ok']:
+                future.set_result(reply['value'])
+            else:
+                future.set_exception(ReplyError(reply['message']))
+
+
+class ReplyError(Exception):
+    pass
+
+
+def namespace(calls, global_name, names, error_class, member_property):
+    def member(name):
+        async def call(args, /):
+            try:
+                return await calls.start(global_name, name, args)
+            except ReplyError as failure:
+                message = failure.args[0]
+            error = error_class(message) if error_class else Exception(message)
+            if error_class:
+                setattr(error, member_property, name)
+            raise error from None
+        call.__name__ = call.__qualname__ = name
+        return call
+
+    members = {name: member(name) for name in names}
+
+    class Namespace:
+        __slots__ = ()
+
+        def __getattr__(self, name):
+            try:
+                return members[name]
+            except KeyError:
+                raise AttributeError(f'{global_name!r} has no binding {name!r}') from None
+
+        def __getitem__(self, name):
+            try:
+                return members[name]
+            except (KeyError, TypeError):
+                raise KeyError(name) from None
+
+        def __contains__(self, name):
+            return name in members
+
+        def __dir__(self):
+            return list(members)
+
+        def __repr__(self):
+            return f'<bindings {global_name}: {", ".join(members)}>'
+
+    Namespace.__name__ = Namespace.__qualname__ = global_name
+    return Namespace()
+
+
+def error_class_named(name):
+    return type(name, (Exception,), {'__module__': '__main__'})
+
+
+# ---- the run ------------------------------------------------------------------------------------
+
+def program_frames_only(error):
+    """The traceback text of `error`, with only the program's own frames."""
+    shown = traceback.TracebackException(type(error), error, error.__traceback__, compact=True)
+    seen = set()
+    pending = [shown]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.stack = traceback.StackSummary.from_list(
+            [frame for frame in current.stack if frame.filename == PROGRAM])
+        for linked in (current.__cause__, current.__context__):
+            if linked is not None:
+                pending.append(linked)
+    return ''.join(shown.format()).rstrip('\n')
+
+
+def compile_program(source):
+    tree = ast.parse(source, PROGRAM)
+    body = tree.body or [ast.Pass()]
+    fields = dict(
+        name='<module>',
+        args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None)
+    if 'type_params' in ast.AsyncFunctionDef._fields:
+        fields['type_params'] = []
+    module = ast.Module(body=[ast.AsyncFunctionDef(**fields)], type_ignores=[])
+    ast.fix_missing_locations(module)
+    return compile(module, PROGRAM, 'exec')
+
+
+def limit_cpu(seconds):
+    """The run's CPU budget from now: SIGXCPU at `seconds` more, SIGKILL a second later."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    soft = math.ceil(usage.ru_utime + usage.ru_stime) + seconds
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+    else:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 1))
+
+
+def settle(frame):
+    send(frame)
+    os._exit(0)
+
+
+def run(loop, request, received):
+    log = Log(request['maxLogBytes'])
+    sys.stdout = sys.stderr = log
+    calls = Calls(loop)
+    calls.buffer = received
+    os.set_blocking(CHANNEL_IN, False)
+    loop.add_reader(CHANNEL_IN, calls.readable)
+    scope = {'__name__': '__main__', '__builtins__': builtins}
+    for global_name, names, error_name, member_property in request['namespaces']:
+        error_class = error_class_named(error_name) if error_name is not None else None
+        if error_class is not None:
+            scope[error_name] = error_class
+        scope[global_name] = namespace(calls, global_name, names, error_class, member_property)
+    source = request['program']
+    linecache.cache[PROGRAM] = (len(source), None, source.splitlines(True), PROGRAM)
+    limit_cpu(request['cpuSeconds'])
+    try:
+        exec(compile_program(source), scope)
+        main = scope.pop('<module>')
+        value = loop.run_until_complete(main())
+    except BaseException as error:  # the program's SystemExit too: it ends the run, as any raise
+        log.finish()
+        settle('{"type":"done","error":{"kind":"exception","message":%s}}' % quote(program_frames_only(error)))
+    log.finish()
+    if value is None:
+        settle('{"type":"done"}')
+    try:
+        text, _ = encode(value, request['maxValueBytes'])
+    except NotLossless as why:
+        settle('{"type":"done","error":{"kind":"invalid-output","message":%s}}' % quote(f'the return value is not lossless JSON: {why}'))
+    except TooLarge:
+        settle('{"type":"done","error":{"kind":"output-limit","message":%s}}' % quote(f'the return value is larger than maxValueBytes ({request["maxValueBytes"]} bytes)'))
+    settle('{"type":"done","value":' + text + '}')
+
+
+def main():
+    layers = json.loads(LAYERS_JSON)
+    missing = install_filter(FILTER_HEX)
+    for layer in layers:
+        if layer[0] == 'seccomp' and layer[1] is None and missing is not None:
+            layer[1] = missing
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    detach_standard_streams()
+    send('{"type":"ready","sandbox":' + json.dumps(layers) + '}')
+    if PROBE:
+        os._exit(0)
+    received = b''
+    while b'\n' not in received:
+        chunk = os.read(CHANNEL_IN, 1 << 20)
+        if not chunk:
+            os._exit(0)
+        received += chunk
+    line, _, rest = received.partition(b'\n')
+    run(loop, decode(line.decode('utf-8')), rest)
+
+
+main()

@@ -1,0 +1,3 @@
+import { PythonCodeRuntime } from './index.js'
+export { PythonCodeRuntime, type PythonConfig, logTruncationMarker } from './index.js'
+export default PythonCodeRuntime

@@ -147,12 +147,14 @@ attempt("write a file", lambda: open("/tmp/dsh-python-probe", "w"))
 attempt("open a socket", lambda: socket.socket())
 attempt("fork", os.fork)
 attempt("start a program", lambda: subprocess.run(["/bin/true"]))
-attempt("signal the host", lambda: os.kill(os.getppid(), 0))
+attempt("signal its parent", lambda: os.kill(os.getppid(), 0))
+host = await tools.hostPid({})
+attempt("signal the host", lambda: os.kill(host, 0))
 attempt("signal a group", lambda: os.kill(0, 0))
 attempt("start a thread", lambda: threading.Thread(target=lambda: None).start())
 out["environment"] = sorted(k for k in os.environ if k != "LC_CTYPE")
 import json, asyncio, decimal
-return out`)
+return out`, { hostPid: () => process.pid })
   assert.deepEqual(result, { logs: [], value: {
     'read a host file': 'PermissionError',
     'list the root': 'PermissionError',
@@ -160,6 +162,7 @@ return out`)
     'open a socket': 'PermissionError',
     fork: 'PermissionError',
     'start a program': 'PermissionError',
+    'signal its parent': 'PermissionError',
     'signal the host': 'PermissionError',
     'signal a group': 'PermissionError',
     'start a thread': 'allowed',
@@ -170,12 +173,13 @@ return out`)
 test('hostile programs end as their run alone, and the runtime serves the next', async () => {
   const cases = [
     ['import os\nos._exit(3)', { kind: 'worker-exit', message: 'the Python process exited with code 3' }],
-    ['import os, signal\nos.kill(os.getpid(), signal.SIGKILL)', { kind: 'worker-exit', message: 'the Python process was killed by SIGKILL' }],
+    ['import ctypes\nctypes.string_at(0)', { kind: 'worker-exit', message: 'the Python process was killed by SIGSEGV' }],
+    ['import os, signal\nos.kill(os.getpid(), signal.SIGKILL)', { kind: 'exception', match: /\nPermissionError: \[Errno 1\] Operation not permitted$/ }],
     ['import os\nwhile True:\n    os.fork()', { kind: 'exception', match: /PermissionError: \[Errno 1\] Operation not permitted$/ }],
     ['x = bytearray(2**40)', { kind: 'exception', match: /\nMemoryError$/ }],
     ['def f(n):\n    return f(n + 1)\nf(0)', { kind: 'exception', match: /\nRecursionError: maximum recursion depth exceeded$/ }],
-    ['import os\nos.write(4, b"not a frame\\n")\nimport time\ntime.sleep(5)', { kind: 'worker-exit', message: 'the Python process sent a frame that is not JSON' }],
-    ['import os\nos.write(4, b\'{"type":"call","id":1,"global":"tools","name":"x","args":9007199254740993}\\n\')\nimport time\ntime.sleep(5)',
+    ['import os\nos.write(3, b"not a frame\\n")\nimport time\ntime.sleep(5)', { kind: 'worker-exit', message: 'the Python process sent a frame that is not JSON' }],
+    ['import os\nos.write(3, b\'{"type":"call","id":1,"global":"tools","name":"x","args":9007199254740993}\\n\')\nimport time\ntime.sleep(5)',
       { kind: 'worker-exit', message: 'the Python process sent a frame with an integer a JavaScript number cannot hold exactly (9007199254740993)' }],
   ]
   for (const [program, expected] of cases) {

@@ -1,11 +1,17 @@
 # The Python side of PythonCodeRuntime (lib/python/). Passed to `python -I -c`, started confined
-# by the helper (src/helper/interpreter.rs), whose last two arguments to it are the seccomp filter to
-# install here (hex) and the sandbox layers (JSON). It prepares everything a run needs, installs
-# the filter, says it is ready, then runs the ONE program the host sends, as the body of an async
-# function, and exits.
+# by the helper (src/helper/interpreter.rs), whose last two arguments to it are the seccomp filter
+# each run's process installs (hex) and the sandbox layers (JSON).
 #
-# Wire: JSON lines. Host to here on fd 0: `run`, then a `reply` per call. Here to host on fd 1:
-# `ready`, `call`, `log`, `done`. The host trusts nothing it reads here; this side trusts the host.
+# This process is the zygote: it imports what runs need, says it is ready, then forks one process
+# per run when the host asks, and kills and reaps them. It never runs a program. A forked process
+# installs the filter (no new programs or processes, no signals), then runs the ONE program the
+# host sends it, as the body of an async function, and exits.
+#
+# Wire, JSON lines. Zygote: the host writes `fork` and `kill <pid>` lines on fd 0, a Unix socket,
+# over which each forked process's socket is sent back; the zygote writes `ready`, `forked` and
+# `exit` frames on fd 1. A run's process, on its socket: `run`, then a `reply` per call, in;
+# `call`, `log`, `done` out. The host trusts nothing a run's process sends; this side trusts the
+# host.
 import ast
 import asyncio
 import builtins
@@ -18,22 +24,30 @@ import math
 import os
 import re
 import resource
+import select
+import signal
+import socket
 import sys
 import traceback
 
 FILTER_HEX, LAYERS_JSON = sys.argv[-2], sys.argv[-1]
 # Started only to say what confines it (PythonCodeRuntime's check when it is made).
 PROBE = sys.argv[1:-2] == ['probe']
-CHANNEL_IN, CHANNEL_OUT = os.dup(0), os.dup(1)
+# The zygote's: the host's socket and its frame pipe. A run's process replaces both with its own.
+CONTROL, CHANNEL_OUT = os.dup(0), os.dup(1)
+CHANNEL_IN = CONTROL
 PROGRAM = '<program>'
 SAFE = 2 ** 53
 
 
 def send(text):
-    data = (text + '\n').encode('ascii')
-    view = memoryview(data)
+    view = memoryview((text + '\n').encode('ascii'))
     while view:
-        view = view[os.write(CHANNEL_OUT, view):]
+        try:
+            view = view[os.write(CHANNEL_OUT, view):]
+        except BlockingIOError:
+            # A run's socket reads without blocking, and so writes: wait for the host to read.
+            select.select([], [CHANNEL_OUT], [])
 
 
 def quote(text):
@@ -41,7 +55,7 @@ def quote(text):
 
 
 def install_filter(hex_text):
-    """Installs the filter the launcher compiled; why not, when it cannot be."""
+    """Installs the filter the launcher compiled on this process; why not, when it cannot be."""
     if not hex_text:
         return 'the launcher compiled no seccomp filter for this platform'
     code = bytes.fromhex(hex_text)
@@ -51,11 +65,20 @@ def install_filter(hex_text):
 
     instructions = ctypes.create_string_buffer(code, len(code))
     program = Program(len(code) // 8, ctypes.cast(instructions, ctypes.c_void_p))
-    libc = ctypes.CDLL(None, use_errno=True)
     PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
+    if LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
         return 'prctl(PR_SET_SECCOMP): ' + os.strerror(ctypes.get_errno())
     return None
+
+
+def die_with(parent):
+    """Killed when the zygote ends (it ends with the host)."""
+    PR_SET_PDEATHSIG = 1
+    if LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0 or os.getppid() != parent:
+        os._exit(4)
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 def detach_standard_streams():
@@ -469,18 +492,19 @@ def run(loop, request, received):
     settle('{"type":"done","value":' + text + '}')
 
 
-def main():
-    layers = json.loads(LAYERS_JSON)
-    missing = install_filter(FILTER_HEX)
-    for layer in layers:
-        if layer[0] == 'seccomp' and layer[1] is None and missing is not None:
-            layer[1] = missing
+def become_run_process(channel, zygote):
+    """In a forked process: only its own socket left, confined, its program run; never returns."""
+    global CHANNEL_IN, CHANNEL_OUT
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    os.dup2(channel, 3)
+    os.closerange(4, 1 << 16)
+    CHANNEL_IN = CHANNEL_OUT = 3
+    die_with(zygote)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    detach_standard_streams()
-    send('{"type":"ready","sandbox":' + json.dumps(layers) + '}')
-    if PROBE:
-        os._exit(0)
+    if install_filter(FILTER_HEX) is not None:
+        os._exit(4)
     received = b''
     while b'\n' not in received:
         chunk = os.read(CHANNEL_IN, 1 << 20)
@@ -489,6 +513,97 @@ def main():
         received += chunk
     line, _, rest = received.partition(b'\n')
     run(loop, decode(line.decode('utf-8')), rest)
+
+
+class Zygote:
+    def __init__(self):
+        self.control = socket.socket(fileno=CONTROL)
+        self.children = set()
+        self.pid = os.getpid()
+
+    def fork(self):
+        ours, theirs = socket.socketpair()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                ours.close()
+                become_run_process(theirs.detach(), self.pid)
+            finally:
+                os._exit(4)
+        theirs.close()
+        self.children.add(pid)
+        socket.send_fds(self.control, [b'\0'], [ours.fileno()])
+        ours.close()
+        send('{"type":"forked","pid":%d}' % pid)
+
+    def kill(self, pid):
+        # Only an unreaped child: its id cannot have been taken by another process.
+        if pid in self.children:
+            os.kill(pid, signal.SIGKILL)
+
+    def reap(self):
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.children.discard(pid)
+            if os.WIFSIGNALED(status):
+                send('{"type":"exit","pid":%d,"signal":%d}' % (pid, os.WTERMSIG(status)))
+            else:
+                send('{"type":"exit","pid":%d,"code":%d}' % (pid, os.waitstatus_to_exitcode(status)))
+
+    def serve(self):
+        wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_read, False)
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        pending = b''
+        while True:
+            readable, _, _ = select.select([CONTROL, wake_read], [], [])
+            if wake_read in readable:
+                while True:
+                    try:
+                        if not os.read(wake_read, 512):
+                            break
+                    except BlockingIOError:
+                        break
+                self.reap()
+            if CONTROL in readable:
+                chunk = os.read(CONTROL, 1 << 16)
+                if not chunk:
+                    os._exit(0)
+                *lines, pending = (pending + chunk).split(b'\n')
+                for line in lines:
+                    if line == b'fork':
+                        self.fork()
+                    elif line.startswith(b'kill '):
+                        self.kill(int(line[5:]))
+
+
+def filter_installs():
+    """Why a forked process could not install the filter, or None: tried once, in a process of its own."""
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if install_filter(FILTER_HEX) is None else 1)
+    _, status = os.waitpid(pid, 0)
+    return None if os.waitstatus_to_exitcode(status) == 0 else 'a forked process could not install the seccomp filter'
+
+
+def main():
+    layers = json.loads(LAYERS_JSON)
+    missing = 'the launcher compiled no seccomp filter for this platform' if not FILTER_HEX else filter_installs()
+    for layer in layers:
+        if layer[0] == 'seccomp' and layer[1] is None and missing is not None:
+            layer[1] = missing
+    detach_standard_streams()
+    send('{"type":"ready","sandbox":' + json.dumps(layers) + '}')
+    if PROBE:
+        os._exit(0)
+    Zygote().serve()
 
 
 main()

@@ -287,8 +287,9 @@ pub struct SpawnedHelper {
 
 type ExitArgs = FnArgs<(Option<i32>, Option<i32>)>;
 
-/// Starts a helper process with no environment and three pipes, without forking Node (see
-/// dsh-os's `process`); `onExit(code, signal)` is called once it has ended. The callback holds
+/// Starts a helper process with no environment and three pipes (stdin a Unix socket with
+/// `socketStdin`), without forking Node (see dsh-os's `process`); `onExit(code, signal)` is called
+/// once it has ended. The callback holds
 /// the event loop only while the caller holds the pipes' sockets.
 #[cfg(unix)]
 #[napi]
@@ -300,13 +301,14 @@ pub fn spawn_helper(
     ExitArgs,
     (),
   >,
+  socket_stdin: Option<bool>,
 ) -> Result<SpawnedHelper> {
   let tsfn: ThreadsafeFunction<ExitArgs, (), ExitArgs, Status, false, true> = on_exit
     .build_threadsafe_function()
     .callee_handled::<false>()
     .weak::<true>()
     .build()?;
-  let spawned = dsh_os::process::spawn(&path, &args, move |exit| {
+  let spawned = dsh_os::process::spawn(&path, &args, socket_stdin.unwrap_or(false), move |exit| {
     let args = match exit {
       dsh_os::process::Exit::Code(code) => (Some(code), None),
       dsh_os::process::Exit::Signal(signal) => (None, Some(signal)),
@@ -320,6 +322,16 @@ pub fn spawn_helper(
     stdout: spawned.stdout,
     stderr: spawned.stderr,
   })
+}
+
+/// A descriptor a helper started with `socketStdin` sent over it, now this process's; -1 when none
+/// is waiting.
+#[cfg(unix)]
+#[napi]
+pub fn receive_descriptor(socket: i32) -> Result<i32> {
+  dsh_os::process::receive_descriptor(socket)
+    .map(|fd| fd.unwrap_or(-1))
+    .map_err(|error| Error::from_reason(format!("receiving a descriptor: {error}")))
 }
 
 /// Kills a helper `spawnHelper` started, unless it has already ended: `false` then.

@@ -53,6 +53,24 @@ export function readFrame(line) {
   throw new Error(`a malformed ${isText(raw.type) ? JSON.stringify(raw.type.slice(0, 40)) : ''} frame`.replace('  ', ' '))
 }
 
+/** One frame from the zygote's `line`: `ready`, `forked` or `exit`; throws with what is wrong. */
+export function readZygoteFrame(line) {
+  const frame = line.startsWith('{"type":"ready"') ? readFrame(line) : JSON.parse(line)
+  switch (frame.type) {
+    case 'ready':
+      return frame
+    case 'forked':
+      if (Number.isSafeInteger(frame.pid)) return { type: 'forked', pid: frame.pid }
+      break
+    case 'exit':
+      if (Number.isSafeInteger(frame.pid) && (Number.isSafeInteger(frame.code) || Number.isSafeInteger(frame.signal))) {
+        return { type: 'exit', pid: frame.pid, code: frame.code ?? null, signal: frame.signal ?? null }
+      }
+      break
+  }
+  throw new Error('a malformed frame')
+}
+
 /** Splits what an interpreter writes into lines, refusing one longer than a frame may be. */
 export class LineReader {
   #pending = []

@@ -1,7 +1,7 @@
-// PythonCodeRuntime: each run's program in a CPython process of its own, confined by the kernel
-// before the interpreter starts (src/helper/interpreter.rs) and prepared ahead of demand, so that
-// a run finds an interpreter that has already imported what it needs. A process serves one run,
-// then ends: nothing of one run is there for the next.
+// PythonCodeRuntime: each run's program in a CPython process of its own, forked from a zygote
+// that the kernel confined before the interpreter started (src/helper/interpreter.rs) and that
+// has already imported what runs need. A process serves one run, then ends: nothing of one run is
+// there for the next, and the zygote never runs a program.
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
@@ -11,13 +11,13 @@ import { PREFIX } from '../config.js'
 import { checkBindings, describeFailure, startBindingWith } from '../bindings.js'
 import { PROTOCOL } from '../helper_wire.js'
 import { losslessJsonTextInTurns } from '../lossless.js'
-import { LineReader, readFrame } from './channel.js'
+import { LineReader, readFrame, readZygoteFrame } from './channel.js'
 import { PythonConfig, checkPythonConfig } from './config.js'
 import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
 
-/** How much of an interpreter's stderr is kept: it writes there only before it is ready. */
+/** How much of the zygote's stderr is kept: it writes there only before it is ready. */
 const STDERR_KEPT = 4096
 
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
@@ -30,54 +30,72 @@ const launcher = () => {
   return { spawn: native.spawnHelper, kill: native.killHelper, running: native.helperRunning }
 }
 
-/** One interpreter process, from its start to its end. */
-class Interpreter {
+/** Why a process ended, in words. */
+function causeOf({ code, signal }, what) {
+  return signal !== undefined && signal !== null
+    ? `${what} was killed by ${SIGNAL_NAMES[signal] ?? `signal ${signal}`}`
+    : `${what} exited with code ${code}`
+}
+
+/**
+ * The zygote: one confined interpreter that has imported what runs need and forks a process per
+ * run on request, sending back that process's socket (received here with `receiveDescriptor`).
+ * It never runs a program; it kills and reaps the processes it forked, and says how they ended.
+ */
+class Zygote {
   #reader = new LineReader()
   #stderr = ''
   #exit
   #launcher
-  #onReady
+  #forks = []
+  #processes = new Map()
   #onEnded
 
   constructor(launch, args) {
     this.#launcher = launch
     this.gone = false
-    /** Set by the run it serves. */
-    this.onFrame = () => {}
-    this.ready = new Promise((resolve, reject) => { this.#onReady = { resolve, reject } })
-    this.ready.catch(() => {})
-    /** Resolves with why it ended, once it has and everything it wrote is read. */
     this.ended = new Promise((resolve) => { this.#onEnded = resolve })
     let spawned
     try {
-      spawned = launch.spawn(native.helperPath(), args, (code, signal) => { this.#exit = { code, signal } })
+      spawned = launch.spawn(native.helperPath(), args, (code, signal) => { this.#exit = { code, signal } }, true)
     } catch (error) {
-      queueMicrotask(() => this.#end({ cause: `the Python process could not be started: ${error.message}` }))
+      queueMicrotask(() => this.#end(`the Python zygote could not be started: ${error.message}`))
       return
     }
     this.pid = spawned.pid
-    this.stdin = new Socket({ fd: spawned.stdin, readable: false, writable: true })
+    this.controlFd = spawned.stdin
+    this.control = new Socket({ fd: spawned.stdin, readable: false, writable: true })
     this.stdout = new Socket({ fd: spawned.stdout, readable: true, writable: false })
     this.stderr = new Socket({ fd: spawned.stderr, readable: true, writable: false })
-    this.stdin.on('error', () => {})
+    this.control.on('error', () => {})
     this.stdout.on('data', (chunk) => this.#receive(chunk))
     this.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_KEPT) })
-    this.stdout.on('close', () => this.#whenExited(() => this.#end(this.#exit ?? {})))
-    this.hold(false)
+    this.stdout.on('close', () => this.#whenExited(() => this.#end()))
+    this.#hold()
   }
 
   #receive(chunk) {
-    if (this.gone) return
     try {
       for (const line of this.#reader.push(chunk)) {
-        const frame = readFrame(line)
-        if (frame.type === 'ready') this.#onReady.resolve(frame.sandbox)
-        else this.onFrame(frame)
-        if (this.killedFor !== undefined) return
+        const frame = readZygoteFrame(line)
+        // Its sandbox was read when the runtime was made (probeSandbox).
+        if (frame.type === 'forked') this.#forked(frame.pid)
+        else if (frame.type === 'exit') this.#processes.get(frame.pid)?.exited(frame)
       }
     } catch (error) {
-      this.kill(`the Python process sent ${error.message}`)
+      this.#launcher.kill(this.pid)
+      this.#end(`the Python zygote sent ${error.message}`)
     }
+  }
+
+  #forked(pid) {
+    const fd = native.receiveDescriptor(this.controlFd)
+    if (fd < 0) throw new Error(`a forked process (${pid}) without its socket`)
+    const forked = new RunProcess(this, pid, fd)
+    this.#processes.set(pid, forked)
+    forked.ended.then(() => this.#processes.delete(pid))
+    this.#forks.shift()?.resolve(forked)
+    this.#hold()
   }
 
   // The status comes from the reaper thread, a moment after the pipes close.
@@ -86,44 +104,128 @@ class Interpreter {
     else setTimeout(() => this.#whenExited(then, tries + 1), 1)
   }
 
-  #end({ code, signal, cause }) {
+  #end(why) {
     if (this.gone) return
     this.gone = true
-    const how = cause ?? (signal !== undefined && signal !== null
-      ? `the Python process was killed by ${SIGNAL_NAMES[signal] ?? `signal ${signal}`}`
-      : `the Python process exited with code ${code}`)
     const said = this.#stderr.trim().split('\n').at(-1)?.replace(/^dsh-code-runtime-v8-helper: /, '')
-    this.#onReady.reject(new Error(said ? `${how}: ${said}` : how))
-    this.#onEnded({ signal: signal ?? null, killedFor: this.killedFor, cause: said ? `${how}: ${said}` : how })
+    const how = why ?? (this.#exit ? causeOf(this.#exit, 'the Python zygote') : 'the Python zygote ended')
+    const cause = said ? `${how}: ${said}` : how
+    for (const fork of this.#forks.splice(0)) fork.reject(new Error(cause))
+    // Its processes die with it (PR_SET_PDEATHSIG); none can say how.
+    for (const forked of this.#processes.values()) forked.exited({ cause })
+    this.#onEnded()
   }
 
-  hold(held) {
-    for (const pipe of [this.stdin, this.stdout, this.stderr]) {
-      if (held) pipe?.ref()
-      else pipe?.unref()
+  /** Holds the host's event loop only while a fork is awaited, or its end once it is closed. */
+  #hold() {
+    const held = this.#forks.length > 0 || this.closing === true
+    // A closed socket would queue the call until it connects, which it never does.
+    for (const pipe of [this.control, this.stdout, this.stderr]) {
+      if (pipe === undefined || pipe.destroyed) continue
+      if (held) pipe.ref()
+      else pipe.unref()
     }
   }
 
-  send(frame) {
-    if (!this.gone) this.stdin.write(frame + '\n')
+  /** A new process, confined, waiting for its run. Asked at once: the zygote reads its requests
+   * once it is ready. */
+  fork() {
+    return new Promise((resolve, reject) => {
+      if (this.gone) {
+        reject(new Error('the Python zygote has ended'))
+        return
+      }
+      this.#forks.push({ resolve, reject })
+      this.#hold()
+      this.control.write('fork\n')
+    })
   }
 
-  running() {
-    return !this.gone && this.pid !== undefined && this.#launcher.running(this.pid)
+  kill(pid) {
+    if (!this.gone) this.control.write(`kill ${pid}\n`)
+  }
+
+  /** Ends the zygote, and with it every process it forked. */
+  close() {
+    this.closing = true
+    this.#hold()
+    if (this.pid !== undefined) this.#launcher.kill(this.pid)
+    return this.ended
+  }
+}
+
+/** A process the zygote forked for one run: its socket, and how it ended. */
+class RunProcess {
+  #reader = new LineReader()
+  #closed = false
+  #status
+  #onEnded
+
+  constructor(zygote, pid, fd) {
+    this.zygote = zygote
+    this.pid = pid
+    this.gone = false
+    /** Set by the run it serves. */
+    this.onFrame = () => {}
+    /** Resolves with how it ended, once it has and everything it wrote is read. */
+    this.ended = new Promise((resolve) => { this.#onEnded = resolve })
+    this.socket = new Socket({ fd, readable: true, writable: true })
+    this.socket.on('error', () => {})
+    this.socket.on('data', (chunk) => this.#receive(chunk))
+    this.socket.on('close', () => {
+      this.#closed = true
+      this.#end()
+    })
+    this.hold(false)
+  }
+
+  #receive(chunk) {
+    if (this.killedFor !== undefined) return
+    try {
+      for (const line of this.#reader.push(chunk)) {
+        this.onFrame(readFrame(line))
+        if (this.killedFor !== undefined) return
+      }
+    } catch (error) {
+      this.kill(`the Python process sent ${error.message}`)
+    }
+  }
+
+  /** Its exit status, from the zygote (`{ code }` or `{ signal }`), or `{ cause }` when unknown. */
+  exited(status) {
+    this.#status ??= status
+    this.#end()
+  }
+
+  #end() {
+    if (this.gone || !this.#closed || this.#status === undefined) return
+    this.gone = true
+    const status = this.#status
+    this.#onEnded({ signal: status.signal ?? null, killedFor: this.killedFor, cause: status.cause ?? causeOf(status, 'the Python process') })
+  }
+
+  hold(held) {
+    if (this.socket.destroyed) return
+    if (held) this.socket.ref()
+    else this.socket.unref()
+  }
+
+  send(frame) {
+    if (!this.#closed) this.socket.write(frame + '\n')
   }
 
   /** Ends the process now; `why` is what its run is told, unless it settled already. */
   kill(why) {
     this.killedFor ??= why
-    if (this.pid !== undefined) this.#launcher.kill(this.pid)
+    this.zygote.kill(this.pid)
   }
 }
 
-/** Interpreters started ahead of demand. */
-class InterpreterPool {
+/** Processes forked ahead of demand, from a zygote started when first needed. */
+class ProcessPool {
   #idle = []
   #starting = 0
-  #all = new Set()
+  #zygote
 
   constructor(args, prepared) {
     this.args = args
@@ -133,41 +235,35 @@ class InterpreterPool {
     this.#fill()
   }
 
-  #spawn() {
-    const interpreter = new Interpreter(this.launcher, this.args)
-    this.#all.add(interpreter)
-    interpreter.ended.then(() => this.#all.delete(interpreter))
-    return interpreter
+  #fork() {
+    if (this.#zygote === undefined || this.#zygote.gone) this.#zygote = new Zygote(this.launcher, this.args)
+    return this.#zygote.fork()
   }
 
   #fill() {
     while (!this.closed && this.#idle.length + this.#starting < this.prepared) {
       this.#starting++
-      const interpreter = this.#spawn()
-      interpreter.ready.then(() => {
-        if (this.closed) interpreter.kill('runtime disposed')
-        else this.#idle.push(interpreter)
+      this.#fork().then((forked) => {
+        if (this.closed) forked.kill('runtime disposed')
+        else this.#idle.push(forked)
       }, () => {}).finally(() => { this.#starting-- })
     }
   }
 
-  /** A confined interpreter, ready for one run: a prepared one, else one started now. */
+  /** A confined process, ready for one run: a prepared one, else one forked now. */
   async acquire() {
-    let interpreter
-    while ((interpreter = this.#idle.pop()) !== undefined && !interpreter.running());
-    interpreter ??= this.#spawn()
-    interpreter.hold(true)
-    // After this run has started: a starting interpreter takes tens of milliseconds of CPU.
+    let forked
+    while ((forked = this.#idle.pop()) !== undefined && forked.gone);
+    forked ??= await this.#fork()
+    forked.hold(true)
     setImmediate(() => this.#fill())
-    await interpreter.ready
-    return interpreter
+    return forked
   }
 
-  /** Ends every interpreter; resolves once they are gone. */
+  /** Ends the zygote, and every process it forked; resolves once it is gone. */
   close() {
     this.closed = true
-    for (const interpreter of this.#all) interpreter.kill('runtime disposed')
-    return Promise.all([...this.#all].map((interpreter) => interpreter.ended))
+    return this.#zygote?.close()
   }
 }
 
@@ -198,7 +294,7 @@ class LogLedger {
   }
 }
 
-/** One run: its interpreter's frames in, the bindings served, the result out. */
+/** One run: its process's frames in, the bindings served, the result out. */
 class PythonRun {
   #settle
   #timers = []
@@ -213,15 +309,15 @@ class PythonRun {
     this.result = new Promise((resolve) => { this.#settle = resolve })
   }
 
-  /** Runs `program` on `interpreter`. */
-  start(interpreter, program) {
-    this.interpreter = interpreter
-    interpreter.onFrame = (frame) => this.#receive(frame)
-    interpreter.ended.then((end) => this.#ended(end))
+  /** Runs `program` in `forked`, a RunProcess. */
+  start(forked, program) {
+    this.forked = forked
+    forked.onFrame = (frame) => this.#receive(frame)
+    forked.ended.then((end) => this.#ended(end))
     const { cpuSeconds, maxLogBytes, maxValueBytes, maxWallMs } = this.config
     const namespaces = this.bindings.map(({ global, errorClass }, index) =>
       [global, this.names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
-    interpreter.send(JSON.stringify({ type: 'run', program, namespaces, cpuSeconds, maxLogBytes, maxValueBytes }))
+    forked.send(JSON.stringify({ type: 'run', program, namespaces, cpuSeconds, maxLogBytes, maxValueBytes }))
     this.startedAt = performance.now()
     this.#timers.push(setTimeout(() => this.stop('timeout', `wall-clock ceiling reached (${maxWallMs}ms)`), maxWallMs))
   }
@@ -246,11 +342,11 @@ class PythonRun {
   #done({ value, error }) {
     if (error !== undefined) this.finish({ kind: error.kind, message: error.message })
     else this.finish(undefined, value)
-    this.interpreter.kill('settled')
+    this.forked.kill('settled')
   }
 
   #call({ id, global, name, args }) {
-    const reply = (text) => { if (!this.settled) this.interpreter.send(text) }
+    const reply = (text) => { if (!this.settled) this.forked.send(text) }
     const fail = (message) => reply(`{"type":"reply","id":${id},"ok":false,"message":${JSON.stringify(message)}}`)
     const namespaceIndex = this.bindings.findIndex((namespace) => namespace.global === global)
     const nameIndex = namespaceIndex === -1 ? -1 : this.names[namespaceIndex].indexOf(name)
@@ -282,7 +378,7 @@ class PythonRun {
   stop(kind, message) {
     if (this.settled || this.stopping) return
     this.stopping = { kind, message }
-    this.interpreter?.kill(message)
+    this.forked?.kill(message)
     this.#timers.push(setTimeout(() => this.finish(this.stopping), this.config.graceMs))
   }
 
@@ -332,7 +428,7 @@ export class PythonCodeRuntime extends CodeRuntime {
     /** The layers of the sandbox each run's process is in, and why any is missing. */
     this.sandbox = probeSandbox(args, checked.containmentOnly)
     this.interpreter = { executable: interpreter.executable, version: interpreter.version }
-    const own = { config: checked, pool: new InterpreterPool(args, checked.prepared), live: new Set(), disposed: false }
+    const own = { config: checked, pool: new ProcessPool(args, checked.prepared), live: new Set(), disposed: false }
     Object.defineProperty(this, state, { value: own })
     ctx.effect(() => () => dispose(own), 'python code-runtime teardown')
   }
@@ -349,15 +445,15 @@ export class PythonCodeRuntime extends CodeRuntime {
     const onAbort = () => run.stop('abort', String(signal.reason))
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      let interpreter
+      let forked
       try {
-        interpreter = await own.pool.acquire()
+        forked = await own.pool.acquire()
       } catch (error) {
         run.finish({ kind: 'worker-exit', message: error.message })
       }
-      if (interpreter !== undefined) {
-        if (run.settled) interpreter.kill('settled')
-        else run.start(interpreter, program)
+      if (forked !== undefined) {
+        if (run.settled) forked.kill('settled')
+        else run.start(forked, program)
       }
       return await run.result
     } finally {

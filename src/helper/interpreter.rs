@@ -1,9 +1,9 @@
 //! The helper as an interpreter's launcher (`PythonCodeRuntime`): it confines itself for an
 //! interpreter (dsh-os's sandbox: only the interpreter's own files readable, the address space
-//! capped), then becomes that interpreter with `execve`. The interpreter inherits every layer;
-//! the one it cannot inherit, the refusal of new programs and processes (the `execve` itself
-//! needs them), it receives as a compiled filter among its arguments and installs before it reads
-//! a program.
+//! capped), then becomes that interpreter with `execve`. The interpreter inherits every layer.
+//! It forks the processes that run programs; what they must refuse and it may not (new programs
+//! and processes, signals) it receives as a compiled filter among its arguments, which each of
+//! them installs before it reads a program.
 
 use std::os::unix::process::CommandExt;
 use std::path::PathBuf;

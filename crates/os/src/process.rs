@@ -25,13 +25,14 @@ pub fn exit_now(code: i32) -> ! {
 }
 
 #[cfg(unix)]
-pub use spawn::{Exit, Spawned, kill, running, spawn};
+pub use spawn::{Exit, Spawned, kill, receive_descriptor, running, spawn};
 
 #[cfg(unix)]
 mod spawn {
   use std::collections::HashSet;
   use std::io;
-  use std::os::fd::{IntoRawFd, RawFd};
+  use std::os::fd::{IntoRawFd, OwnedFd, RawFd};
+  use std::os::unix::net::UnixStream;
   use std::process::{Command, Stdio};
   use std::sync::{Mutex, OnceLock};
 
@@ -59,6 +60,7 @@ mod spawn {
   struct Request {
     path: String,
     args: Vec<String>,
+    socket_stdin: bool,
     on_exit: OnExit,
     reply: Sender<io::Result<Spawned>>,
   }
@@ -79,8 +81,8 @@ mod spawn {
         .name("dsh-helper-spawner".into())
         .spawn(move || {
           for request in incoming {
-            let Request { path, args, on_exit, reply } = request;
-            let _ = reply.send(start(&path, &args, on_exit));
+            let Request { path, args, socket_stdin, on_exit, reply } = request;
+            let _ = reply.send(start(&path, &args, socket_stdin, on_exit));
           }
         })
         .expect("the helper spawner thread must start");
@@ -89,13 +91,20 @@ mod spawn {
   }
 
   /// Starts `path` with `args`, an empty environment and three pipes; `on_exit` runs on a thread
-  /// of its own once the child has ended.
-  pub fn spawn(path: &str, args: &[String], on_exit: impl FnOnce(Exit) + Send + 'static) -> io::Result<Spawned> {
+  /// of its own once the child has ended. With `socket_stdin`, its stdin is a Unix socket instead
+  /// of a pipe, over which it can send descriptors back (`receive_descriptor`).
+  pub fn spawn(
+    path: &str,
+    args: &[String],
+    socket_stdin: bool,
+    on_exit: impl FnOnce(Exit) + Send + 'static,
+  ) -> io::Result<Spawned> {
     let (reply, answer) = bounded(1);
     spawner()
       .send(Request {
         path: path.to_owned(),
         args: args.to_vec(),
+        socket_stdin,
         on_exit: Box::new(on_exit),
         reply,
       })
@@ -105,19 +114,27 @@ mod spawn {
       .map_err(|_| io::Error::other("the helper spawner thread is gone"))?
   }
 
-  fn start(path: &str, args: &[String], on_exit: OnExit) -> io::Result<Spawned> {
-    let mut child = Command::new(path)
-      .args(args)
-      .env_clear()
-      .stdin(Stdio::piped())
-      .stdout(Stdio::piped())
-      .stderr(Stdio::piped())
-      .spawn()?;
+  fn start(path: &str, args: &[String], socket_stdin: bool, on_exit: OnExit) -> io::Result<Spawned> {
+    let mut command = Command::new(path);
+    command.args(args).env_clear().stdout(Stdio::piped()).stderr(Stdio::piped());
+    let ours = if socket_stdin {
+      let (ours, theirs) = UnixStream::pair()?;
+      command.stdin(Stdio::from(OwnedFd::from(theirs)));
+      Some(ours)
+    } else {
+      command.stdin(Stdio::piped());
+      None
+    };
+    let mut child = command.spawn()?;
     let pid = child.id();
     let pipe = |fd: Option<RawFd>| fd.ok_or_else(|| io::Error::other("a child without its pipes"));
+    let stdin = match ours {
+      Some(socket) => socket.into_raw_fd(),
+      None => pipe(child.stdin.take().map(IntoRawFd::into_raw_fd))?,
+    };
     let spawned = Spawned {
       pid,
-      stdin: pipe(child.stdin.take().map(IntoRawFd::into_raw_fd))?,
+      stdin,
       stdout: pipe(child.stdout.take().map(IntoRawFd::into_raw_fd))?,
       stderr: pipe(child.stderr.take().map(IntoRawFd::into_raw_fd))?,
     };
@@ -175,6 +192,38 @@ mod spawn {
       #[cfg(not(target_os = "linux"))]
       let exited = info.si_pid;
       asked == 0 && exited == 0
+    }
+  }
+
+  /// One descriptor a child sent over its socket stdin (`SCM_RIGHTS`, one byte of data with it),
+  /// now this process's; `None` when none is waiting. Never blocks.
+  pub fn receive_descriptor(socket: RawFd) -> io::Result<Option<RawFd>> {
+    // SAFETY: recvmsg into buffers owned here, sized for one descriptor's control message; the
+    // descriptor read from it is new to this process.
+    unsafe {
+      let mut byte = 0u8;
+      let mut data = libc::iovec {
+        iov_base: (&raw mut byte).cast(),
+        iov_len: 1,
+      };
+      let space = libc::CMSG_SPACE(size_of::<RawFd>() as u32) as usize;
+      let mut control = vec![0u8; space];
+      let mut message: libc::msghdr = std::mem::zeroed();
+      message.msg_iov = &raw mut data;
+      message.msg_iovlen = 1;
+      message.msg_control = control.as_mut_ptr().cast();
+      message.msg_controllen = space as _;
+      let received = libc::recvmsg(socket, &raw mut message, libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC);
+      if received < 0 {
+        let error = io::Error::last_os_error();
+        return if error.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(error) };
+      }
+      let header = libc::CMSG_FIRSTHDR(&raw const message);
+      if received == 0 || header.is_null() || (*header).cmsg_level != libc::SOL_SOCKET || (*header).cmsg_type != libc::SCM_RIGHTS {
+        return Err(io::Error::other("a message without a descriptor"));
+      }
+      // Only one fits the buffer; a second sent with it was truncated away, and closed.
+      Ok(Some(std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>())))
     }
   }
 

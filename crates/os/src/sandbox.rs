@@ -42,8 +42,9 @@ pub struct InterpreterConfinement {
   pub readable: Vec<std::path::PathBuf>,
 }
 
-/// A process confined for an interpreter: its layers, and the seccomp filter it must install
-/// itself once started (refusing new programs and processes), when the platform has one.
+/// A process confined for an interpreter: its layers, and the seccomp filter each process it
+/// starts to run a program must install itself (refusing new programs and processes, and
+/// signals), when the platform has one.
 #[derive(Clone, Debug)]
 pub struct Confined {
   pub layers: Vec<Layer>,
@@ -53,7 +54,8 @@ pub struct Confined {
 
 /// Confines the calling process before it executes an interpreter: every layer of `confine`,
 /// with the file system readable beneath `readable`, the address space capped instead of the
-/// writable memory, and the refusal of new programs and processes left to the interpreter.
+/// writable memory, and the refusal of new processes and signals left to the processes the
+/// interpreter starts.
 pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confined, String> {
   imp::confine_interpreter(confinement)
 }

@@ -55,11 +55,12 @@ pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confi
     layer("no-new-privs", no_new_privs()),
     layer("landlock", landlock(&confinement.readable)),
   ];
-  // The interpreter is still to be started: what would refuse that (new programs and processes)
-  // is compiled here and installed by the interpreter itself, before it reads a program.
-  let seccomp = seccomp(Refusing::AllButNewProcesses);
+  // The interpreter is still to be started, and starts the processes that run programs: what
+  // would refuse that (new programs and processes, signals) is compiled here and installed by
+  // each of those processes, before it reads a program.
+  let seccomp = seccomp(Refusing::AllButProcesses);
   let deferred = match &seccomp {
-    Ok(()) => compile_new_process_refusals().map(|program| filter_bytes(&program)),
+    Ok(()) => run_process_rules().map(|program| filter_bytes(&program)),
     Err(why) => Err(why.clone()),
   };
   layers.push(layer("seccomp", seccomp));
@@ -297,8 +298,10 @@ const WRITING_OPEN_FLAGS: &[libc::c_int] = &[
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Refusing {
   All,
-  /// Everything but new programs and processes: the process is yet to start its interpreter.
-  AllButNewProcesses,
+  /// Everything but new programs and processes, and signals: the process is yet to start its
+  /// interpreter, which starts (and kills) the processes that run programs, each of which then
+  /// installs the rest (`run_process_rules`). Landlock's signal scope keeps its signals within.
+  AllButProcesses,
 }
 
 fn target_arch() -> Result<TargetArch, String> {
@@ -327,8 +330,30 @@ fn new_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   Ok(refused)
 }
 
-fn compile_new_process_refusals() -> Result<BpfProgram, String> {
-  compile(new_process_rules()?, SeccompAction::Errno(libc::EPERM as u32))
+/// Signals to any process but this one (`own`).
+fn signal_rules(own: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+  let mut refused = BTreeMap::new();
+  for call in [libc::SYS_kill, libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo] {
+    refused.insert(call, vec![rule(vec![condition(0, SeccompCmpOp::Ne, own)?])?]);
+  }
+  Ok(refused)
+}
+
+/// What a process that runs a program installs itself: no new programs or processes, and no
+/// signals at all (its own id is not known when this is compiled).
+fn run_process_rules() -> Result<BpfProgram, String> {
+  let mut refused = new_process_rules()?;
+  for call in [
+    libc::SYS_kill,
+    libc::SYS_tkill,
+    libc::SYS_tgkill,
+    libc::SYS_rt_sigqueueinfo,
+    libc::SYS_rt_tgsigqueueinfo,
+    libc::SYS_pidfd_send_signal,
+  ] {
+    refused.insert(call, Vec::new());
+  }
+  compile(refused, SeccompAction::Errno(libc::EPERM as u32))
 }
 
 /// A filter as the kernel reads it (`struct sock_filter` after `struct sock_filter`), for a
@@ -361,10 +386,8 @@ fn seccomp(refusing: Refusing) -> Result<(), String> {
   #[cfg(target_arch = "x86_64")]
   refused.insert(libc::SYS_open, writing(1)?);
   refused.insert(libc::SYS_openat, writing(2)?);
-  // Signals to any process but this one.
-  refused.insert(libc::SYS_kill, vec![rule(vec![condition(0, SeccompCmpOp::Ne, own)?])?]);
-  for call in [libc::SYS_tgkill, libc::SYS_rt_sigqueueinfo, libc::SYS_rt_tgsigqueueinfo] {
-    refused.insert(call, vec![rule(vec![condition(0, SeccompCmpOp::Ne, own)?])?]);
+  if refusing == Refusing::All {
+    refused.extend(signal_rules(own)?);
   }
   let refusing = compile(refused, SeccompAction::Errno(libc::EPERM as u32))?;
   // clone3 passes its flags in memory, where a filter cannot read them: ENOSYS makes glibc

@@ -2,9 +2,22 @@
 // failures), the budgets, the kernel sandbox from inside the program, and hostile programs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
 import { sleep, tools } from './helpers.mjs'
+import { alive } from './fixtures/helper-processes.mjs'
+
+/** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
+async function until(check, ms) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) return false
+    await sleep(5)
+  }
+  return true
+}
 
 async function setup(config) {
   const ctx = new Context()
@@ -221,4 +234,40 @@ test('disposal ends the runs in flight as aborted', async () => {
   await sleep(300)
   await doomed.dispose()
   assert.deepEqual(await settled, { logs: ['started'], error: { kind: 'abort', message: 'runtime disposed' } })
+})
+
+test('nothing a run starts outlives it: its process, its threads, its zygote with the runtime', async () => {
+  const own = await setup({ prepared: 0 })
+  const pids = []
+  const report = { report: ({ pid, zygote }) => { pids.push(pid, zygote); return null } }
+  const program = 'import os, threading, time\nthreading.Thread(target=lambda: time.sleep(600)).start()\nawait tools.report({"pid": os.getpid(), "zygote": os.getppid()})\nreturn 1'
+  assert.deepEqual(await own.runtime.run({ program, bindings: tools(report) }), { logs: [], value: 1 })
+  const [pid, zygote] = pids
+  assert.notEqual(pid, zygote)
+  assert.ok(await until(() => !alive(pid), 1000), 'the run\'s process is alive a second after its run settled')
+  assert.ok(alive(zygote))
+  const aborted = new AbortController()
+  const settled = own.runtime.run({ program: 'import os\nawait tools.report({"pid": os.getpid(), "zygote": 0})\nimport time\ntime.sleep(600)', bindings: tools(report), signal: aborted.signal })
+  assert.ok(await until(() => pids.length === 4, 10_000))
+  aborted.abort('stop')
+  assert.deepEqual(await settled, { logs: [], error: { kind: 'abort', message: 'stop' } })
+  assert.equal(alive(pids[2]), false)
+  await own.dispose()
+  assert.ok(await until(() => !alive(zygote), 1000), 'the zygote is alive a second after disposal')
+})
+
+test('a host that dies takes its zygote and every run process with it', async () => {
+  const host = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/python-host.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const line = await new Promise((resolve) => {
+    let text = ''
+    host.stdout.on('data', (chunk) => {
+      text += chunk
+      if (text.includes('\n')) resolve(text.split('\n')[0])
+    })
+  })
+  const pids = JSON.parse(line)
+  assert.equal(pids.length, 4, 'three run processes and their zygote')
+  assert.ok(pids.every(alive))
+  host.kill('SIGKILL')
+  assert.ok(await until(() => pids.every((pid) => !alive(pid)), 1000), `alive a second after the host: ${pids.filter(alive)}`)
 })

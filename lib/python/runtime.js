@@ -378,7 +378,9 @@ class PythonRun {
   stop(kind, message) {
     if (this.settled || this.stopping) return
     this.stopping = { kind, message }
-    this.forked?.kill(message)
+    // Not started yet: nothing to wait for.
+    if (this.forked === undefined) return this.finish(this.stopping)
+    this.forked.kill(message)
     this.#timers.push(setTimeout(() => this.finish(this.stopping), this.config.graceMs))
   }
 

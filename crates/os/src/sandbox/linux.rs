@@ -401,3 +401,25 @@ fn seccomp(refusing: Refusing) -> Result<(), String> {
   }
   Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn a_deferred_filter_reads_as_the_kernel_reads_sock_filters() {
+    let program = run_process_rules().expect("the run process filter compiles");
+    let bytes = filter_bytes(&program);
+    assert_eq!(bytes.len(), program.len() * 8);
+    // The first instruction loads the architecture (`BPF_LD | BPF_W | BPF_ABS`, offset 4 of
+    // `struct seccomp_data`), as every seccompiler filter starts.
+    assert_eq!(u16::from_ne_bytes([bytes[0], bytes[1]]), 0x20);
+    assert_eq!(u32::from_ne_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]), 4);
+    for (index, instruction) in program.iter().enumerate() {
+      let at = index * 8;
+      assert_eq!(u16::from_ne_bytes([bytes[at], bytes[at + 1]]), instruction.code);
+      assert_eq!((bytes[at + 2], bytes[at + 3]), (instruction.jt, instruction.jf));
+      assert_eq!(u32::from_ne_bytes(bytes[at + 4..at + 8].try_into().unwrap()), instruction.k);
+    }
+  }
+}

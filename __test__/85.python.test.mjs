@@ -3,8 +3,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import { lstatSync, symlinkSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
+import Include from '@deepseek-ai/cordis-plugin-include'
+import Loader from '@deepseek-ai/cordis-plugin-loader'
 import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
 import { sleep, tools } from './helpers.mjs'
 import { alive } from './fixtures/helper-processes.mjs'
@@ -270,4 +273,19 @@ test('a host that dies takes its zygote and every run process with it', async ()
   assert.ok(pids.every(alive))
   host.kill('SIGKILL')
   assert.ok(await until(() => pids.every((pid) => !alive(pid)), 1000), `alive a second after the host: ${pids.filter(alive)}`)
+})
+
+test('the Python runtime mounts by name from a composition YAML through the real loader', async () => {
+  // The loader imports bare names from its own install, as a bundle would: link this package there.
+  const link = new URL('../node_modules/dsh-code-runtime-v8', import.meta.url)
+  try { lstatSync(link) } catch { symlinkSync('..', link) }
+  const root = new Context()
+  await root.plugin(Loader, { baseUrl: import.meta.url })
+  await root.plugin(Include, { path: new URL('./fixtures/cordis-python.yml', import.meta.url).href })
+  await root.loader.await()
+  const mounted = root.get('codeRuntime')
+  assert.ok(mounted instanceof PythonCodeRuntime)
+  assert.equal(mounted.language, 'python')
+  assert.deepEqual(await mounted.run({ program: 'n: int = 40\nreturn n + 2', bindings: [] }), { logs: [], value: 42 })
+  await root.registry.get(Include)?.dispose?.()
 })

@@ -1,6 +1,7 @@
-// A real run: a TypeScript program calls two host bindings and returns a value.
+// A real run: a TypeScript program calls two host bindings and returns a value; then the same in
+// Python.
 import { Context } from '@deepseek-ai/cordis'
-import V8CodeRuntime from 'dsh-code-runtime-v8'
+import V8CodeRuntime, { PythonCodeRuntime } from 'dsh-code-runtime-v8'
 
 const ctx = new Context()
 await ctx.plugin(V8CodeRuntime, { computeMs: 5_000 })
@@ -31,3 +32,35 @@ const result = await ctx.codeRuntime.run({
   }],
 })
 console.log(JSON.stringify(result, null, 2))
+
+// The same task in Python: a CPython process per run, confined by the kernel.
+const pythonCtx = new Context()
+try {
+  await pythonCtx.plugin(PythonCodeRuntime, { cpuSeconds: 5 })
+} catch (error) {
+  console.log(`The Python example needs a Python 3.9+ interpreter on PATH: ${error.message}`)
+  process.exit(0)
+}
+const pythonResult = await pythonCtx.codeRuntime.run({
+  program: `
+import asyncio
+readings = await asyncio.gather(*[tools.temperature({"city": city}) for city in ["paris", "oslo"]])
+print("readings", readings)
+try:
+    await tools.temperature({"city": "atlantis"})
+except ToolCallError as error:
+    print(f"{type(error).__name__} from {error.toolName}: {error}")
+return {"warmest": max(readings, key=lambda reading: reading["celsius"])["city"]}
+`,
+  bindings: [{
+    global: 'tools',
+    functions: {
+      async temperature({ city }) {
+        if (!(city in weather)) throw new Error(`no station in ${city}`)
+        return { city, celsius: weather[city] }
+      },
+    },
+    errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+  }],
+})
+console.log(JSON.stringify(pythonResult, null, 2))

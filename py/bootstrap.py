@@ -16,6 +16,7 @@ import ast
 import asyncio
 import builtins
 import ctypes
+import gc
 import io
 import json
 import json.decoder
@@ -505,6 +506,7 @@ def become_run_process(channel, zygote):
     asyncio.set_event_loop(loop)
     if install_filter(FILTER_HEX) is not None:
         os._exit(4)
+    warm(loop)
     received = b''
     while b'\n' not in received:
         chunk = os.read(CHANNEL_IN, 1 << 20)
@@ -513,6 +515,16 @@ def become_run_process(channel, zygote):
         received += chunk
     line, _, rest = received.partition(b'\n')
     run(loop, decode(line.decode('utf-8')), rest)
+
+
+def warm(loop):
+    """Runs what a run runs, on nothing, while the process waits for its program: the pages a
+    run writes (reference counts, caches) are copied from the zygote now, not during the run."""
+    scope = {'__builtins__': builtins}
+    exec(compile_program('return [1, "a", {"b": None}]'), scope)
+    value = loop.run_until_complete(scope['<module>']())
+    decode(encode(value)[0])
+    program_frames_only(ValueError('warm'))
 
 
 class Zygote:
@@ -603,6 +615,9 @@ def main():
     send('{"type":"ready","sandbox":' + json.dumps(layers) + '}')
     if PROBE:
         os._exit(0)
+    # What the zygote holds now is never collected: a collection would write to every object, and
+    # each forked process would copy the pages it wrote.
+    gc.freeze()
     Zygote().serve()
 
 

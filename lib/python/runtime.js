@@ -256,8 +256,15 @@ class ProcessPool {
     while ((forked = this.#idle.pop()) !== undefined && forked.gone);
     forked ??= await this.#fork()
     forked.hold(true)
-    setImmediate(() => this.#fill())
+    // Replacements are forked once this run has settled (`release`), unless none is left: a fork
+    // and its setup take a millisecond of CPU, which on few cores the run would share.
+    if (this.#idle.length === 0) setImmediate(() => this.#fill())
     return forked
+  }
+
+  /** After a run: the pool forks what it is short of. */
+  release() {
+    setImmediate(() => this.#fill())
   }
 
   /** Ends the zygote, and every process it forked; resolves once it is gone. */
@@ -461,6 +468,7 @@ export class PythonCodeRuntime extends CodeRuntime {
     } finally {
       signal?.removeEventListener('abort', onAbort)
       own.live.delete(run)
+      own.pool.release()
     }
   }
 }

@@ -2,17 +2,20 @@
 // `npm run bench:python`: PythonCodeRuntime beside what the seam's Python backend does per run,
 // spawning `python3 -I` (bare, and importing what a run needs), in turns in one process: `return 1`
 // with a prepared process, with none (forked from the zygote) and back to back; a binding round
-// trip, one after another and gathered; 100 runs awaiting a binding at once, with the memory of
+// trip, one after another (beside the floor asyncio and a socket set) and gathered; 100 runs awaiting a binding at once, with the memory of
 // their processes; and CPU-bound code, against the same interpreter spawned. Writes
 // bench/python.json with the date, commit and machine.
 import { execFile, execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { Socket } from 'node:net'
 import os from 'node:os'
 import { promisify } from 'node:util'
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime from 'dsh-code-runtime-v8/python'
 import { median, quantile } from './stats.mjs'
 
+const native = createRequire(import.meta.url)('../lib/native.cjs')
 const run = promisify(execFile)
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 const ROUNDS = process.argv.includes('--quick') ? 10 : 30
@@ -47,6 +50,39 @@ const reported = (runtime, program, bindings = []) => async () => {
   if (result.error) throw new Error(JSON.stringify(result.error))
   return result.value
 }
+/** The floor under a round trip: an asyncio loop awaiting a future per line over a Unix socket,
+ * which Node echoes as raw bytes (no JSON, no checks, no bindings, no sandbox). */
+const FLOOR = `
+import asyncio, os, time
+loop = asyncio.new_event_loop()
+os.set_blocking(0, False)
+waiting = []
+def readable():
+    for _ in os.read(0, 65536).split(b'\\n')[:-1]:
+        waiting.pop(0).set_result(None)
+loop.add_reader(0, readable)
+async def main():
+    started = time.perf_counter()
+    for _ in range(500):
+        future = loop.create_future()
+        waiting.append(future)
+        os.write(0, b'x\\n')
+        await future
+    os.write(2, b'%f' % ((time.perf_counter() - started) * 2000))
+loop.run_until_complete(main())
+`
+function asyncioFloor() {
+  return new Promise((resolve) => {
+    const spawned = native.spawnHelper(python, ['-I', '-c', FLOOR], () => {}, true)
+    const socket = new Socket({ fd: spawned.stdin, readable: true, writable: true })
+    const stderr = new Socket({ fd: spawned.stderr, readable: true })
+    new Socket({ fd: spawned.stdout, readable: true }).resume()
+    socket.on('data', (chunk) => socket.write(chunk))
+    let said = ''
+    stderr.on('data', (chunk) => { said += chunk })
+    stderr.on('close', () => { socket.destroy(); resolve(Number(said)) })
+  })
+}
 const CPU_BOUND = 'sum(i * i for i in range(3_000_000))'
 
 const ROWS = {
@@ -67,6 +103,7 @@ const ROWS = {
   },
   'binding round trip, one after another (µs)': {
     ours: reported(prepared.runtime, 'import time\nt = time.perf_counter()\nfor i in range(500):\n    await tools.echo({"i": i})\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),
+    'asyncio and a raw echo, unconfined (the floor)': asyncioFloor,
   },
   'binding round trip, 500 gathered (µs per call)': {
     ours: reported(prepared.runtime, 'import asyncio, time\nt = time.perf_counter()\nawait asyncio.gather(*[tools.echo({"i": i}) for i in range(500)])\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),

@@ -289,3 +289,17 @@ test('the Python runtime mounts by name from a composition YAML through the real
   assert.deepEqual(await mounted.run({ program: 'n: int = 40\nreturn n + 2', bindings: [] }), { logs: [], value: 42 })
   await root.registry.get(Include)?.dispose?.()
 })
+
+test('a binding flood waits in the program, bounded on the host, and completes as the reference does', async () => {
+  let inFlight = 0
+  let most = 0
+  const functions = { slow: async ({ i }) => { most = Math.max(most, ++inFlight); await sleep(1); inFlight--; return i } }
+  const result = await run('import asyncio\nr = await asyncio.gather(*[tools.slow({"i": i}) for i in range(20_000)])\nreturn [len(r), r[0], r[-1], sum(r)]', functions)
+  assert.deepEqual(result, { logs: [], value: [20_000, 0, 19_999, 199_990_000] })
+  assert.ok(most <= 1024 + 512, `${most} calls were in flight at once`)
+})
+
+test('a forged value past the byte budget is output-limit, whatever the process claims', async () => {
+  const result = await run('import socket, time\nchannel = socket.socket(fileno=3)\nchannel.setblocking(True)\nchannel.sendall(b\'{"type":"done","value":"\' + b"x" * 300_000 + b\'"}\\n\')\ntime.sleep(5)')
+  assert.deepEqual(result, { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (32768 bytes)' } })
+})

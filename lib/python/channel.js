@@ -42,9 +42,10 @@ export function readFrame(line) {
       return { type: 'log', text: raw.text, open: raw.open === true }
     case 'call':
       if (!Number.isSafeInteger(raw.id) || !isText(raw.global) || !isText(raw.name) || !Object.hasOwn(raw, 'args')) break
-      return { type: 'call', id: raw.id, global: raw.global, name: raw.name, args: raw.args }
+      return { type: 'call', id: raw.id, global: raw.global, name: raw.name, args: raw.args, lineLength: line.length }
     case 'done': {
-      if (raw.error === undefined) return Object.hasOwn(raw, 'value') ? { type: 'done', value: raw.value } : { type: 'done' }
+      // The line's length bounds the value's: the host meters a forged value by it.
+      if (raw.error === undefined) return Object.hasOwn(raw, 'value') ? { type: 'done', value: raw.value, lineLength: line.length } : { type: 'done' }
       const { kind, message } = raw.error ?? {}
       if (!['exception', 'invalid-output', 'output-limit'].includes(kind) || !isText(message)) break
       return { type: 'done', error: { kind, message } }

@@ -22,6 +22,14 @@ const STDERR_KEPT = 4096
 
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
+/** Binding calls a run may have awaiting answers, and their arguments' bytes, before the host stops
+ * reading its process (the TypeScript runtime's bound on calls in flight). */
+const MAX_CALLS_IN_FLIGHT = 1024
+const MAX_ARGUMENT_BYTES_IN_FLIGHT = 64 << 20
+
+/** A done frame's bytes besides its value. */
+const DONE_FRAME_BYTES = 64
+
 /** The line that ends the logs once they reach `maxLogBytes`. */
 export const logTruncationMarker = (maxLogBytes) => `[dsh-code-runtime-v8] log capture truncated at ${maxLogBytes} bytes`
 
@@ -194,6 +202,8 @@ class RunProcess {
   /** Its exit status, from the zygote (`{ code }` or `{ signal }`), or `{ cause }` when unknown. */
   exited(status) {
     this.#status ??= status
+    // Read to its end, even while its run had stopped reading: its close is how the end is known.
+    this.flow(true)
     this.#end()
   }
 
@@ -214,9 +224,17 @@ class RunProcess {
     if (!this.#closed) this.socket.write(frame + '\n')
   }
 
+  /** Reads what the process sends (`true`), or leaves it in the socket, where the process waits. */
+  flow(reading) {
+    if (this.#closed) return
+    if (reading) this.socket.resume()
+    else this.socket.pause()
+  }
+
   /** Ends the process now; `why` is what its run is told, unless it settled already. */
   kill(why) {
     this.killedFor ??= why
+    this.flow(true)
     this.zygote.kill(this.pid)
   }
 }
@@ -312,6 +330,7 @@ class PythonRun {
     this.bindings = bindings
     this.names = bindings.map(({ functions }) => Object.keys(functions))
     this.ledger = new LogLedger(this.config.maxLogBytes)
+    this.inFlight = { calls: 0, bytes: 0 }
     this.settled = false
     this.result = new Promise((resolve) => { this.#settle = resolve })
   }
@@ -346,14 +365,32 @@ class PythonRun {
     }
   }
 
-  #done({ value, error }) {
+  #done({ value, error, lineLength }) {
+    const { maxValueBytes } = this.config
     if (error !== undefined) this.finish({ kind: error.kind, message: error.message })
-    else this.finish(undefined, value)
+    // The process meters its value in UTF-8 bytes; on the wire, escaped, a byte takes at most six.
+    else if (value !== undefined && lineLength > maxValueBytes * 6 + DONE_FRAME_BYTES) {
+      this.finish({ kind: 'output-limit', message: `the return value is larger than maxValueBytes (${maxValueBytes} bytes)` })
+    } else this.finish(undefined, value)
     this.forked.kill('settled')
   }
 
-  #call({ id, global, name, args }) {
-    const reply = (text) => { if (!this.settled) this.forked.send(text) }
+  #call({ id, global, name, args, lineLength }) {
+    // Calls in flight, and their arguments' bytes, are bounded: past either bound the host reads
+    // nothing more from the process until answers free room, and the program's next call waits.
+    this.inFlight.calls++
+    this.inFlight.bytes += lineLength
+    this.forked.flow(this.#hasRoom())
+    let answered = false
+    const reply = (text) => {
+      if (answered) return
+      answered = true
+      this.inFlight.calls--
+      this.inFlight.bytes -= lineLength
+      if (this.settled) return
+      this.forked.send(text)
+      this.forked.flow(this.#hasRoom())
+    }
     const fail = (message) => reply(`{"type":"reply","id":${id},"ok":false,"message":${JSON.stringify(message)}}`)
     const namespaceIndex = this.bindings.findIndex((namespace) => namespace.global === global)
     const nameIndex = namespaceIndex === -1 ? -1 : this.names[namespaceIndex].indexOf(name)
@@ -378,6 +415,10 @@ class PythonRun {
       return
     }
     settled.then(encode, (error) => fail(describeFailure(error)))
+  }
+
+  #hasRoom() {
+    return this.inFlight.calls < MAX_CALLS_IN_FLIGHT && this.inFlight.bytes < MAX_ARGUMENT_BYTES_IN_FLIGHT
   }
 
   /** Ends the run as `kind`: its process is killed, and the run settles once it is gone, or

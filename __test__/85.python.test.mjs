@@ -2,7 +2,7 @@
 // failures), the budgets, the kernel sandbox from inside the program, and hostile programs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { lstatSync, symlinkSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
@@ -11,6 +11,7 @@ import Loader from '@deepseek-ai/cordis-plugin-loader'
 import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
 import { sleep, tools } from './helpers.mjs'
 import { alive } from './fixtures/helper-processes.mjs'
+import { PROGRAMS, TOOL_DATA } from './fixtures/python-programs.mjs'
 
 /** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
 async function until(check, ms) {
@@ -302,4 +303,24 @@ test('a binding flood waits in the program, bounded on the host, and completes a
 test('a forged value past the byte budget is output-limit, whatever the process claims', async () => {
   const result = await run('import socket, time\nchannel = socket.socket(fileno=3)\nchannel.setblocking(True)\nchannel.sendall(b\'{"type":"done","value":"\' + b"x" * 300_000 + b\'"}\\n\')\ntime.sleep(5)')
   assert.deepEqual(result, { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (32768 bytes)' } })
+})
+
+test('programs of the kind a model writes give what CPython gives them as scripts', async () => {
+  const reference = fileURLToPath(new URL('./fixtures/python-reference.py', import.meta.url))
+  const table = (name) => async (args) => {
+    const answers = TOOL_DATA[name]
+    if (Array.isArray(answers)) return answers
+    const key = args.id ?? args.city
+    if (!Object.hasOwn(answers, key)) throw new Error(`no ${name} for ${key}`)
+    return answers[key]
+  }
+  const functions = Object.fromEntries(Object.keys(TOOL_DATA).map((name) => [name, table(name)]))
+  for (const [name, program] of Object.entries(PROGRAMS)) {
+    const ours = await run(program, functions)
+    const cpython = spawnSync(runtime.interpreter.executable, [reference], { input: JSON.stringify({ program, data: TOOL_DATA }), encoding: 'utf8', env: {} })
+    assert.equal(cpython.status, 0, `${name}: ${cpython.stderr}`)
+    const lines = cpython.stdout.split('\n').slice(0, -1)
+    const value = JSON.parse(lines.pop().slice(1))
+    assert.deepEqual(ours, value === null ? { logs: lines } : { logs: lines, value }, name)
+  }
 })

@@ -30,6 +30,7 @@ import signal
 import socket
 import sys
 import traceback
+import types
 
 FILTER_HEX, LAYERS_JSON = sys.argv[-2], sys.argv[-1]
 # Started only to say what confines it (PythonCodeRuntime's check when it is made).
@@ -427,9 +428,63 @@ def program_frames_only(error):
     return ''.join(shown.format()).rstrip('\n')
 
 
+SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def declared_global_within(body):
+    """Names that functions and classes inside the program declare `global`."""
+    names = []
+    pending = [node for statement in body for node in ast.iter_child_nodes(statement)] + [
+        statement for statement in body if isinstance(statement, SCOPES)]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, SCOPES):
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Global):
+                    names.extend(inner.names)
+        else:
+            pending.extend(ast.iter_child_nodes(node))
+    return sorted(set(names))
+
+
+class StarImports(ast.NodeTransformer):
+    """`from m import *` in the program's own body (a function's, where Python refuses it) becomes a
+    call that puts m's public names among the program's globals, as a script's would be."""
+
+    def visit_ImportFrom(self, node):
+        if not any(alias.name == '*' for alias in node.names):
+            return node
+        call = ast.Call(ast.Name(STAR_IMPORT, ast.Load()), [ast.Constant(node.module)], [])
+        return ast.copy_location(ast.Expr(call), node)
+
+    def generic_visit(self, node):
+        return node if isinstance(node, SCOPES) else super().generic_visit(node)
+
+
+STAR_IMPORT = '__dsh_import_star__'
+
+
+def import_star(scope):
+    def star(module_name):
+        module = __import__(module_name, fromlist=['*'])
+        names = getattr(module, '__all__', None)
+        if names is None:
+            names = [name for name in vars(module) if not name.startswith('_')]
+        for name in names:
+            scope[name] = getattr(module, name)
+    return star
+
+
 def compile_program(source):
+    """The program as the body of an async function named `<module>`. Where a script's habits
+    differ from a function's, the script's hold: a name a function inside declares `global` is
+    the program's global too (`count = 0` then `def bump(): global count`), and `from m import *`
+    works."""
     tree = ast.parse(source, PROGRAM)
-    body = tree.body or [ast.Pass()]
+    body = [StarImports().visit(statement) for statement in tree.body] or [ast.Pass()]
+    shared = declared_global_within(body)
+    if shared:
+        body.insert(0, ast.Global(names=shared))
     fields = dict(
         name='<module>',
         args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
@@ -438,7 +493,41 @@ def compile_program(source):
         fields['type_params'] = []
     module = ast.Module(body=[ast.AsyncFunctionDef(**fields)], type_ignores=[])
     ast.fix_missing_locations(module)
-    return compile(module, PROGRAM, 'exec')
+    return as_script_names(compile(module, PROGRAM, 'exec'))
+
+
+INSIDE_PROGRAM = '<module>.<locals>.'
+
+
+def as_script_names(code):
+    """The program's functions and classes named as a script's (`Row`, `f.<locals>.g`), not as
+    locals of the function the program is the body of (`<module>.<locals>.Row`): reprs and
+    pickles read as CPython's for the same script."""
+    qualnames = set()
+    pending = [code]
+    while pending:
+        for const in pending.pop().co_consts:
+            if isinstance(const, types.CodeType):
+                qualnames.add(getattr(const, 'co_qualname', None))
+                pending.append(const)
+    # Before 3.11 a code object has no qualname: the names are the enclosing code's constants.
+    known = None in qualnames
+
+    def renamed(const):
+        if isinstance(const, types.CodeType):
+            return rename(const)
+        if isinstance(const, str) and const.startswith(INSIDE_PROGRAM) and (known or const in qualnames):
+            return const[len(INSIDE_PROGRAM):]
+        return const
+
+    def rename(current):
+        changes = {'co_consts': tuple(renamed(const) for const in current.co_consts)}
+        qualname = getattr(current, 'co_qualname', '')
+        if qualname.startswith(INSIDE_PROGRAM):
+            changes['co_qualname'] = qualname[len(INSIDE_PROGRAM):]
+        return current.replace(**changes)
+
+    return rename(code)
 
 
 def limit_cpu(seconds):
@@ -466,6 +555,7 @@ def run(loop, request, received):
     os.set_blocking(CHANNEL_IN, False)
     loop.add_reader(CHANNEL_IN, calls.readable)
     scope = {'__name__': '__main__', '__builtins__': builtins}
+    scope[STAR_IMPORT] = import_star(scope)
     for global_name, names, error_name, member_property in request['namespaces']:
         error_class = error_class_named(error_name) if error_name is not None else None
         if error_class is not None:

@@ -10,8 +10,8 @@ export const BOOTSTRAP = readFileSync(new URL('../../py/bootstrap.py', import.me
 /** What the interpreter says of itself, unconfined: where it is, and what it imports from. */
 const ABOUT = 'import json, os, sys; print(json.dumps({"executable": os.path.realpath(sys.executable), "version": sys.version.split()[0], "path": sys.path, "prefixes": sorted({sys.base_exec_prefix, sys.exec_prefix})}))'
 
-/** Where the dynamic loader finds the interpreter's libraries. */
-const SYSTEM_LIBRARIES = ['/lib', '/lib64', '/usr/lib', '/usr/lib64', '/etc/ld.so.cache']
+/** Where the dynamic loader finds the interpreter's libraries, and the time zone database (`zoneinfo`). */
+const SYSTEM_LIBRARIES = ['/lib', '/lib64', '/usr/lib', '/usr/lib64', '/etc/ld.so.cache', '/usr/share/zoneinfo']
 
 /** `pythonBin` as a path: itself when it names one, else the first match on PATH. */
 export function resolvePythonBin(pythonBin) {

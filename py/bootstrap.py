@@ -39,6 +39,9 @@ PROBE = sys.argv[1:-2] == ['probe']
 CONTROL, CHANNEL_OUT = os.dup(0), os.dup(1)
 CHANNEL_IN = CONTROL
 PROGRAM = '<program>'
+# Below malloc's mmap threshold: os.read allocates the whole size before it reads, and a larger
+# buffer would be mapped and unmapped on every read.
+READ_SIZE = 1 << 16
 SAFE = 2 ** 53
 
 
@@ -340,7 +343,7 @@ class Calls:
         return future
 
     def readable(self):
-        chunk = os.read(CHANNEL_IN, 1 << 20)
+        chunk = os.read(CHANNEL_IN, READ_SIZE)
         if not chunk:
             os._exit(0)
         self.buffer += chunk
@@ -599,7 +602,7 @@ def become_run_process(channel, zygote):
     warm(loop)
     received = b''
     while b'\n' not in received:
-        chunk = os.read(CHANNEL_IN, 1 << 20)
+        chunk = os.read(CHANNEL_IN, READ_SIZE)
         if not chunk:
             os._exit(0)
         received += chunk
@@ -675,7 +678,7 @@ class Zygote:
                         break
                 self.reap()
             if CONTROL in readable:
-                chunk = os.read(CONTROL, 1 << 16)
+                chunk = os.read(CONTROL, READ_SIZE)
                 if not chunk:
                     os._exit(0)
                 *lines, pending = (pending + chunk).split(b'\n')

@@ -166,6 +166,7 @@ class Zygote {
 class RunProcess {
   #reader = new LineReader()
   #closed = false
+  #paused = false
   #status
   #onEnded
 
@@ -226,7 +227,8 @@ class RunProcess {
 
   /** Reads what the process sends (`true`), or leaves it in the socket, where the process waits. */
   flow(reading) {
-    if (this.#closed) return
+    if (this.#closed || reading !== this.#paused) return
+    this.#paused = !reading
     if (reading) this.socket.resume()
     else this.socket.pause()
   }

@@ -213,7 +213,11 @@ mod spawn {
       message.msg_iovlen = 1;
       message.msg_control = control.as_mut_ptr().cast();
       message.msg_controllen = space as _;
-      let received = libc::recvmsg(socket, &raw mut message, libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC);
+      #[cfg(target_os = "linux")]
+      let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
+      #[cfg(not(target_os = "linux"))]
+      let flags = libc::MSG_DONTWAIT;
+      let received = libc::recvmsg(socket, &raw mut message, flags);
       if received < 0 {
         let error = io::Error::last_os_error();
         return if error.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(error) };
@@ -223,7 +227,12 @@ mod spawn {
         return Err(io::Error::other("a message without a descriptor"));
       }
       // Only one fits the buffer; a second sent with it was truncated away, and closed.
-      Ok(Some(std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>())))
+      let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>());
+      // Without MSG_CMSG_CLOEXEC (macOS), close-on-exec is set just after: a process the spawner
+      // thread starts in between inherits the descriptor (and closes what it does not know of).
+      #[cfg(not(target_os = "linux"))]
+      libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
+      Ok(Some(fd))
     }
   }
 

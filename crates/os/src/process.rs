@@ -229,7 +229,7 @@ mod spawn {
       // Only one fits the buffer; a second sent with it was truncated away, and closed.
       let fd = std::ptr::read_unaligned(libc::CMSG_DATA(header).cast::<RawFd>());
       // Without MSG_CMSG_CLOEXEC (macOS), close-on-exec is set just after: a process the spawner
-      // thread starts in between inherits the descriptor (and closes what it does not know of).
+      // thread starts in between inherits the descriptor.
       #[cfg(not(target_os = "linux"))]
       libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
       Ok(Some(fd))

@@ -73,7 +73,7 @@ test('disposal ends every helper of the runtime: the prepared ones exit as their
   assert.ok(await until(() => own.every((pid) => !alive(pid)), 1000), `alive a second after disposal: ${own.filter(alive)}`)
 })
 
-test('a helper is confined before it runs anything: no new privileges, seccomp, no environment, only pipes', async () => {
+test('a helper is confined before it runs anything: no capabilities, no new privileges, seccomp, no environment, only pipes', async () => {
   const { runtime, dispose } = await setup({ isolation: 'process', isolatePool: 1 })
   const { pids, settled, release } = await helpersDuring(runtime)
   assert.ok(pids.length >= 1, 'a helper serves the run')
@@ -81,6 +81,8 @@ test('a helper is confined before it runs anything: no new privileges, seccomp, 
     const status = Object.fromEntries(readFileSync(`/proc/${pid}/status`, 'utf8').trim().split('\n')
       .map((line) => line.split(':\t')).map(([key, value]) => [key, value.trim()]))
     assert.deepStrictEqual([status.NoNewPrivs, status.Seccomp], ['1', '2'])
+    // None, even for a host run as root.
+    assert.deepStrictEqual([status.CapEff, status.CapPrm], ['0000000000000000', '0000000000000000'])
     assert.equal(readFileSync(`/proc/${pid}/environ`, 'utf8'), '')
     const descriptors = readdirSync(`/proc/${pid}/fd`).map((fd) => [Number(fd), readlinkSync(`/proc/${pid}/fd/${fd}`)])
     // Its channel (0, 1, 2) and what the engine made for itself after start: no file, no directory.

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { lstatSync, symlinkSync } from 'node:fs'
+import { lstatSync, readFileSync, symlinkSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
 import Include from '@deepseek-ai/cordis-plugin-include'
@@ -36,7 +36,7 @@ test.after(() => dispose())
 test('the runtime is a Python process runtime, confined by every layer of the sandbox', () => {
   assert.equal(runtime.language, 'python')
   assert.equal(runtime.isolation, 'process')
-  assert.deepEqual(runtime.sandbox.map(([name]) => name), ['descriptors', 'parent-death', 'memory', 'no-new-privs', 'landlock', 'seccomp'])
+  assert.deepEqual(runtime.sandbox.map(([name]) => name), ['descriptors', 'parent-death', 'memory', 'capabilities', 'no-new-privs', 'landlock', 'seccomp'])
   assert.deepEqual(runtime.sandbox.filter(([, missing]) => missing !== null), [])
 })
 
@@ -248,6 +248,11 @@ test('nothing a run starts outlives it: its process, its threads, its zygote wit
   assert.deepEqual(await own.runtime.run({ program, bindings: tools(report) }), { logs: [], value: 1 })
   const [pid, zygote] = pids
   assert.notEqual(pid, zygote)
+  // The zygote holds no capability, even for a host run as root, and is confined.
+  const status = Object.fromEntries(readFileSync(`/proc/${zygote}/status`, 'utf8').trim().split('\n')
+    .map((line) => line.split(':\t')).map(([key, value]) => [key, value.trim()]))
+  assert.deepEqual([status.CapEff, status.CapPrm, status.NoNewPrivs, status.Seccomp], ['0000000000000000', '0000000000000000', '1', '2'])
+  assert.equal(readFileSync(`/proc/${zygote}/environ`, 'utf8'), '')
   assert.ok(await until(() => !alive(pid), 1000), 'the run\'s process is alive a second after its run settled')
   assert.ok(alive(zygote))
   const aborted = new AbortController()
@@ -323,4 +328,90 @@ test('programs of the kind a model writes give what CPython gives them as script
     const value = JSON.parse(lines.pop().slice(1))
     assert.deepEqual(ours, value === null ? { logs: lines } : { logs: lines, value }, name)
   }
+})
+
+test('a program reaches no other process: not its limits, its scheduling, its descriptors\' owner, nor its own parent-death signal', async () => {
+  const result = await run(`
+import ctypes, fcntl, os, resource, signal
+libc = ctypes.CDLL(None, use_errno=True)
+host = await tools.hostPid({})
+out = {}
+def attempt(name, action):
+    try:
+        action()
+        out[name] = "allowed"
+    except OSError as error:
+        out[name] = type(error).__name__
+attempt("read the host's limits", lambda: resource.prlimit(host, resource.RLIMIT_NOFILE))
+attempt("lower the host's CPU limit", lambda: resource.prlimit(host, resource.RLIMIT_CPU, (1, 1)))
+attempt("its own limits", lambda: resource.prlimit(0, resource.RLIMIT_NOFILE))
+attempt("renice the host", lambda: os.setpriority(os.PRIO_PROCESS, host, 19))
+attempt("renice its group", lambda: os.setpriority(os.PRIO_PGRP, 0, 19))
+attempt("renice itself", lambda: os.setpriority(os.PRIO_PROCESS, 0, 19))
+attempt("pin the host", lambda: os.sched_setaffinity(host, {0}))
+attempt("own the channel", lambda: fcntl.fcntl(3, fcntl.F_SETOWN, os.getppid()))
+attempt("signal by the channel", lambda: fcntl.fcntl(3, 10, signal.SIGKILL))
+out["keep living past its parent"] = "allowed" if libc.prctl(1, 0, 0, 0, 0) == 0 else os.strerror(ctypes.get_errno())
+out["read the kernel log"] = "allowed" if libc.klogctl(3, ctypes.create_string_buffer(64), 64) >= 0 else os.strerror(ctypes.get_errno())
+return out`, { hostPid: () => process.pid })
+  assert.deepEqual(result, { logs: [], value: {
+    "read the host's limits": 'PermissionError',
+    "lower the host's CPU limit": 'PermissionError',
+    'its own limits': 'allowed',
+    'renice the host': 'PermissionError',
+    'renice its group': 'PermissionError',
+    'renice itself': 'allowed',
+    'pin the host': 'PermissionError',
+    'own the channel': 'PermissionError',
+    'signal by the channel': 'PermissionError',
+    'keep living past its parent': 'Operation not permitted',
+    'read the kernel log': 'Operation not permitted',
+  } })
+})
+
+test('forged frames: numbers JavaScript would round, bytes that are not ASCII and None as null end the run or read as the process meant', async () => {
+  const forge = (frame, more = '') => `import socket, time\nchannel = socket.socket(fileno=3)\nchannel.setblocking(True)\nchannel.sendall(${frame})\n${more}time.sleep(5)`
+  assert.deepEqual(await run(forge(`b'{"type":"done","value":[9007199254740993.0]}\\n'`)),
+    { logs: [], error: { kind: 'worker-exit', message: 'the Python process sent a frame with a number a JavaScript number cannot hold exactly (9007199254740993.0)' } })
+  assert.deepEqual(await run(forge(`b'{"type":"done","value":[1.00000000000000000001]}\\n'`)),
+    { logs: [], error: { kind: 'worker-exit', message: 'the Python process sent a frame with a number a JavaScript number cannot hold exactly (1.00000000000000000001)' } })
+  assert.deepEqual(await run(forge(`'{"type":"log","text":"é"}\\n'.encode()`)),
+    { logs: [], error: { kind: 'worker-exit', message: 'the Python process sent a frame that is not ASCII' } })
+  assert.deepEqual(await run(forge(`b'{"type":"done","value":null}\\n'`)), { logs: [] })
+  const small = await setup({ prepared: 0, maxValueBytes: 1000 })
+  try {
+    const result = await small.runtime.run({ program: forge(`b'{"type":"done","value":"' + b'x' * 1100 + b'"}\\n'`), bindings: [] })
+    assert.deepEqual(result, { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (1000 bytes)' } })
+  } finally {
+    await small.dispose()
+  }
+})
+
+test('a process that never reads its answers is not read either: the host\'s memory stays bounded', async () => {
+  const flooding = await setup({ prepared: 0, maxWallMs: 4000 })
+  try {
+    const before = process.memoryUsage().rss
+    let peak = before
+    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 20)
+    const result = await flooding.runtime.run({
+      program: 'import os, time\nbig = "x" * (1 << 20)\nframe = \'{"type":"call","id":%d,"global":"tools","name":"echo","args":"\' + big + \'"}\\n\'\nos.set_blocking(3, True)\nfor i in range(1500):\n    os.write(3, (frame % (i + 1)).encode())\ntime.sleep(30)',
+      bindings: tools({ echo: (value) => value }),
+    })
+    clearInterval(sampler)
+    assert.deepEqual(result, { logs: [], error: { kind: 'timeout', message: 'wall-clock ceiling reached (4000ms)' } })
+    // Unbounded, the answers queued for it grew the host by 1.5 GiB.
+    assert.ok(peak - before < 512 * 2 ** 20, `the host grew by ${((peak - before) / 2 ** 20).toFixed(0)} MiB`)
+  } finally {
+    await flooding.dispose()
+  }
+})
+
+test('a value whose own code raises while it is read is invalid-output; a thread\'s exception names no host file', async () => {
+  const raising = await run('class Odd(list):\n    def __len__(self):\n        raise RuntimeError("no length")\nreturn Odd([1])')
+  assert.deepEqual(raising, { logs: [], error: { kind: 'invalid-output', message: 'the return value is not lossless JSON: reading it raised RuntimeError: no length' } })
+  const threaded = await run('import threading\ndef work():\n    raise ValueError("in a thread")\nt = threading.Thread(target=work, name="worker")\nt.start()\nt.join()\nreturn 1')
+  assert.deepEqual(threaded, { logs: ['Exception in thread worker:', 'Traceback (most recent call last):', '  File "<program>", line 3, in work', '    raise ValueError("in a thread")', 'ValueError: in a thread'], value: 1 })
+  // The code that settles a run keeps the built-ins it started with.
+  const replaced = await run('import builtins\nbuiltins.str = lambda *args: "x"\nbuiltins.int = lambda *args: 0\nreturn {"a": [1, 2.5, "s"]}')
+  assert.deepEqual(replaced, { logs: [], value: { a: [1, 2.5, 's'] } })
 })

@@ -15,6 +15,13 @@
 import ast
 import asyncio
 import builtins
+# Bound here, so that a program that replaces them in `builtins` does not reach the code that
+# settles its run.
+from builtins import (
+    AttributeError, BaseException, BlockingIOError, ChildProcessError, Exception, KeyError, OverflowError,
+    RecursionError, TypeError, ValueError, __import__, any, bytes, compile, dict, exec, float, getattr, id,
+    int, isinstance, len, list, memoryview, min, property, range, repr, set, setattr, sorted, str, super,
+    tuple, type, vars)
 import ctypes
 import gc
 import io
@@ -29,8 +36,10 @@ import select
 import signal
 import socket
 import sys
+import threading
 import traceback
 import types
+import warnings
 
 FILTER_HEX, LAYERS_JSON = sys.argv[-2], sys.argv[-1]
 # Started only to say what confines it (PythonCodeRuntime's check when it is made).
@@ -146,7 +155,9 @@ def encode(value, limit=None):
         elif isinstance(item, str):
             text = quote(item)
             if not item.isascii():
-                size += len(json.encoder.encode_basestring(item).encode('utf-8', 'surrogatepass')) - len(text)
+                # UTF-8 bytes, a lone surrogate escaped (\udXXX), as JavaScript's JSON writes it.
+                raw = json.encoder.encode_basestring(item)
+                size += len(raw.encode('utf-8', 'surrogatepass')) + 3 * len(LONE_SURROGATES.findall(raw)) - len(text)
         elif item is None:
             text = 'null'
         elif item is True or item is False:
@@ -182,6 +193,8 @@ def encode(value, limit=None):
             raise TooLarge()
     return ''.join(chunks), size
 
+
+LONE_SURROGATES = re.compile('[\ud800-\udfff]')
 
 # For values nested deeper than json.loads recurses.
 NUMBER = re.compile(r'-?(?:0|[1-9]\d*)(\.\d+)?([eE][-+]?\d+)?')
@@ -550,9 +563,33 @@ def settle(frame):
     os._exit(0)
 
 
+def report_without_host_paths():
+    """What Python prints of an exception a thread raised, of one it could not raise (in a
+    finalizer), and of a warning, with the program's frames only and no file of the host named."""
+    def thread_raised(args):
+        if args.exc_type is not SystemExit:
+            sys.stderr.write(f'Exception in thread {args.thread.name if args.thread else "?"}:\n'
+                             + program_frames_only(args.exc_value) + '\n')
+
+    def unraisable(hook):
+        sys.stderr.write(f'Exception ignored in: {hook.err_msg or repr(hook.object)}\n'
+                         + program_frames_only(hook.exc_value) + '\n')
+
+    def format_warning(message, category, filename, lineno, line=None):
+        if filename != PROGRAM:
+            return f'{os.path.basename(filename)}:{lineno}: {category.__name__}: {message}\n'
+        source = linecache.getline(filename, lineno).strip()
+        return f'{filename}:{lineno}: {category.__name__}: {message}\n' + (f'  {source}\n' if source else '')
+
+    threading.excepthook = thread_raised
+    sys.unraisablehook = unraisable
+    warnings.formatwarning = format_warning
+
+
 def run(loop, request, received):
     log = Log(request['maxLogBytes'])
     sys.stdout = sys.stderr = log
+    report_without_host_paths()
     calls = Calls(loop)
     calls.buffer = received
     os.set_blocking(CHANNEL_IN, False)
@@ -583,6 +620,9 @@ def run(loop, request, received):
         settle('{"type":"done","error":{"kind":"invalid-output","message":%s}}' % quote(f'the return value is not lossless JSON: {why}'))
     except TooLarge:
         settle('{"type":"done","error":{"kind":"output-limit","message":%s}}' % quote(f'the return value is larger than maxValueBytes ({request["maxValueBytes"]} bytes)'))
+    except Exception as error:  # the value's own code raised while it was read (a __len__, a getter)
+        settle('{"type":"done","error":{"kind":"invalid-output","message":%s}}' % quote(
+            f'the return value is not lossless JSON: reading it raised {type(error).__name__}: {error}'))
     settle('{"type":"done","value":' + text + '}')
 
 

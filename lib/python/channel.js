@@ -1,9 +1,22 @@
 // The host's side of an interpreter's channel: JSON lines, each read as hostile. A line is parsed
 // only when it is short enough and every number in it is one JavaScript holds exactly; a frame is
 // rebuilt field by field, and anything else ends the interpreter.
+import { isAscii } from 'node:buffer'
 import { MAX_FRAME_BYTES } from './config.js'
 
-/** Why `line` holds a number JSON.parse would change (rounded, infinite, or -0), or undefined. */
+/** A decimal's significant digits and the power of ten just past its first: `-0.0120e1` and `0.12`
+ * both give `12 0`. */
+function decimal(text) {
+  const [mantissa, exponent = '0'] = text.replace(/^-/, '').split(/[eE]/)
+  const [whole, fraction = ''] = mantissa.split('.')
+  const all = whole + fraction
+  const digits = all.replace(/^0+/, '')
+  return `${digits.replace(/0+$/, '')} ${whole.length - (all.length - digits.length) + Number(exponent)}`
+}
+
+/** Why `line` holds a number JSON.parse would change (rounded, infinite, or -0), or undefined. An
+ * honest process writes each float as its shortest form, which is JavaScript's shortest form of
+ * the same double; any other digits were rounded. */
 export function inexactNumber(line) {
   const numbers = /"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*/g
   for (let match; (match = numbers.exec(line)) !== null;) {
@@ -12,8 +25,12 @@ export function inexactNumber(line) {
     const number = Number(token)
     if (!Number.isFinite(number)) return `a number out of range (${token.slice(0, 40)})`
     if (Object.is(number, -0)) return 'a negative zero'
-    if (/^-?\d+$/.test(token) && !Number.isSafeInteger(number) && BigInt(token) !== BigInt(number)) {
-      return `an integer a JavaScript number cannot hold exactly (${token.slice(0, 40)})`
+    if (/^-?\d+$/.test(token)) {
+      if (!Number.isSafeInteger(number) && BigInt(token) !== BigInt(number)) {
+        return `an integer a JavaScript number cannot hold exactly (${token.slice(0, 40)})`
+      }
+    } else if (number !== 0 && decimal(token) !== decimal(String(number))) {
+      return `a number a JavaScript number cannot hold exactly (${token.slice(0, 40)})`
     }
   }
   return undefined
@@ -44,8 +61,11 @@ export function readFrame(line) {
       if (!Number.isSafeInteger(raw.id) || !isText(raw.global) || !isText(raw.name) || !Object.hasOwn(raw, 'args')) break
       return { type: 'call', id: raw.id, global: raw.global, name: raw.name, args: raw.args, lineLength: line.length }
     case 'done': {
-      // The line's length bounds the value's: the host meters a forged value by it.
-      if (raw.error === undefined) return Object.hasOwn(raw, 'value') ? { type: 'done', value: raw.value, lineLength: line.length } : { type: 'done' }
+      // `null` is Python's None, which an honest process never sends; the line's length bounds
+      // the value's bytes.
+      if (raw.error === undefined) {
+        return raw.value === undefined || raw.value === null ? { type: 'done' } : { type: 'done', value: raw.value, lineLength: line.length }
+      }
       const { kind, message } = raw.error ?? {}
       if (!['exception', 'invalid-output', 'output-limit'].includes(kind) || !isText(message)) break
       return { type: 'done', error: { kind, message } }
@@ -77,13 +97,16 @@ export class LineReader {
   #pending = []
   #pendingBytes = 0
 
-  /** The complete lines in `chunk` (a Buffer), with what came before it. */
+  /** The complete lines in `chunk` (a Buffer), with what came before it. An honest process
+   * writes ASCII only: anything else is refused, never decoded. */
   push(chunk) {
     const lines = []
     let start = 0
     for (let end; (end = chunk.indexOf(10, start)) !== -1; start = end + 1) {
       this.#pending.push(chunk.subarray(start, end))
-      lines.push(Buffer.concat(this.#pending).toString('utf8'))
+      const line = Buffer.concat(this.#pending)
+      if (!isAscii(line)) throw new Error('a frame that is not ASCII')
+      lines.push(line.toString('latin1'))
       this.#pending = []
       this.#pendingBytes = 0
     }

@@ -10,7 +10,7 @@ import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from '../config.js'
 import { checkBindings, describeFailure, startBindingWith } from '../bindings.js'
 import { PROTOCOL } from '../helper_wire.js'
-import { losslessJsonTextInTurns } from '../lossless.js'
+import { losslessJsonText, losslessJsonTextInTurns } from '../lossless.js'
 import { LineReader, readFrame, readZygoteFrame } from './channel.js'
 import { PythonConfig, checkPythonConfig } from './config.js'
 import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
@@ -27,8 +27,8 @@ const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([
 const MAX_CALLS_IN_FLIGHT = 1024
 const MAX_ARGUMENT_BYTES_IN_FLIGHT = 64 << 20
 
-/** A done frame's bytes besides its value. */
-const DONE_FRAME_BYTES = 64
+/** Answers queued for a process that does not read them, past which the host stops reading it. */
+const MAX_QUEUED_ANSWER_BYTES = 64 << 20
 
 /** The line that ends the logs once they reach `maxLogBytes`. */
 export const logTruncationMarker = (maxLogBytes) => `[dsh-code-runtime-v8] log capture truncated at ${maxLogBytes} bytes`
@@ -167,6 +167,9 @@ class RunProcess {
   #reader = new LineReader()
   #closed = false
   #paused = false
+  #runReads = true
+  #answersQueued = false
+  #drain = false
   #status
   #onEnded
 
@@ -204,7 +207,8 @@ class RunProcess {
   exited(status) {
     this.#status ??= status
     // Read to its end, even while its run had stopped reading: its close is how the end is known.
-    this.flow(true)
+    this.#drain = true
+    this.#flow()
     this.#end()
   }
 
@@ -222,21 +226,42 @@ class RunProcess {
   }
 
   send(frame) {
-    if (!this.#closed) this.socket.write(frame + '\n')
+    if (this.#closed) return
+    this.socket.write(frame + '\n')
+    // A process that does not read its answers is not read either, until it has taken them.
+    if (!this.#answersQueued && this.socket.writableLength > MAX_QUEUED_ANSWER_BYTES) {
+      this.#answersQueued = true
+      this.#flow()
+      this.socket.once('drain', () => {
+        this.#answersQueued = false
+        this.#flow()
+      })
+    }
   }
 
   /** Reads what the process sends (`true`), or leaves it in the socket, where the process waits. */
   flow(reading) {
+    this.#runReads = reading
+    this.#flow()
+  }
+
+  #flow() {
+    const reading = this.#drain || this.killedFor !== undefined || (this.#runReads && !this.#answersQueued)
     if (this.#closed || reading !== this.#paused) return
     this.#paused = !reading
     if (reading) this.socket.resume()
     else this.socket.pause()
   }
 
+  /** Lets go of the socket of a process that was killed and is not yet known to be gone. */
+  abandon() {
+    this.socket.destroy()
+  }
+
   /** Ends the process now; `why` is what its run is told, unless it settled already. */
   kill(why) {
     this.killedFor ??= why
-    this.flow(true)
+    this.#flow()
     this.zygote.kill(this.pid)
   }
 }
@@ -335,6 +360,9 @@ class PythonRun {
     this.inFlight = { calls: 0, bytes: 0 }
     this.settled = false
     this.result = new Promise((resolve) => { this.#settle = resolve })
+    // From the request: waiting for a process counts, as it does for the caller.
+    const { maxWallMs } = this.config
+    this.#timers.push(setTimeout(() => this.stop('timeout', `wall-clock ceiling reached (${maxWallMs}ms)`), maxWallMs))
   }
 
   /** Runs `program` in `forked`, a RunProcess. */
@@ -342,12 +370,11 @@ class PythonRun {
     this.forked = forked
     forked.onFrame = (frame) => this.#receive(frame)
     forked.ended.then((end) => this.#ended(end))
-    const { cpuSeconds, maxLogBytes, maxValueBytes, maxWallMs } = this.config
+    const { cpuSeconds, maxLogBytes, maxValueBytes } = this.config
     const namespaces = this.bindings.map(({ global, errorClass }, index) =>
       [global, this.names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
     forked.send(JSON.stringify({ type: 'run', program, namespaces, cpuSeconds, maxLogBytes, maxValueBytes }))
     this.startedAt = performance.now()
-    this.#timers.push(setTimeout(() => this.stop('timeout', `wall-clock ceiling reached (${maxWallMs}ms)`), maxWallMs))
   }
 
   #receive(frame) {
@@ -368,13 +395,22 @@ class PythonRun {
   }
 
   #done({ value, error, lineLength }) {
-    const { maxValueBytes } = this.config
     if (error !== undefined) this.finish({ kind: error.kind, message: error.message })
-    // The process meters its value in UTF-8 bytes; on the wire, escaped, a byte takes at most six.
-    else if (value !== undefined && lineLength > maxValueBytes * 6 + DONE_FRAME_BYTES) {
-      this.finish({ kind: 'output-limit', message: `the return value is larger than maxValueBytes (${maxValueBytes} bytes)` })
-    } else this.finish(undefined, value)
+    else this.finish(...this.#metered(value, lineLength))
     this.forked.kill('settled')
+  }
+
+  /** The process meters its value; a forged one is metered here, in the bytes of its compact JSON
+   * (escaped on the wire, a value never takes fewer characters than it has bytes). */
+  #metered(value, lineLength) {
+    const { maxValueBytes } = this.config
+    if (value === undefined || lineLength <= maxValueBytes) return [undefined, value]
+    const text = losslessJsonText(value)
+    if (text === undefined) return [{ kind: 'invalid-output', message: 'the return value is not lossless JSON' }]
+    if (Buffer.byteLength(text, 'utf8') > maxValueBytes) {
+      return [{ kind: 'output-limit', message: `the return value is larger than maxValueBytes (${maxValueBytes} bytes)` }]
+    }
+    return [undefined, value]
   }
 
   #call({ id, global, name, args, lineLength }) {
@@ -452,6 +488,8 @@ class PythonRun {
     if (this.settled) return
     this.settled = true
     for (const timer of this.#timers) clearTimeout(timer)
+    // Stopped, and not gone within graceMs: its socket is let go; the zygote still reaps it.
+    if (this.stopping && this.forked !== undefined && !this.forked.gone) this.forked.abandon()
     const result = { logs: this.ledger.entries }
     if (error !== undefined) result.error = error
     else if (value !== undefined) result.value = value

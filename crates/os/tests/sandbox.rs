@@ -20,6 +20,7 @@ fn a_confined_process_is_refused_what_would_reach_past_it() {
       "descriptors enforced",
       "parent-death enforced",
       "memory enforced",
+      "capabilities enforced",
       "no-new-privs enforced",
       "landlock enforced",
       "seccomp enforced",
@@ -45,6 +46,12 @@ fn a_confined_process_is_refused_what_would_reach_past_it() {
     ("kill-parent", libc::EPERM),
     ("kill-self", 0),
     ("unshare", libc::EPERM),
+    // Another process's limits (a thread id of the host's reaches its whole process) and its
+    // signals by a descriptor's owner; the kernel's log.
+    ("prlimit-parent", libc::EPERM),
+    ("prlimit-self", 0),
+    ("fcntl-setown", libc::EPERM),
+    ("syslog", libc::EPERM),
     ("mmap-past-data-limit", libc::ENOMEM),
     ("thread", 0),
   ]);

@@ -44,6 +44,16 @@ fn main() {
       ("kill-parent", errno(libc::kill(parent as libc::pid_t, 0) as i64)),
       ("kill-self", errno(libc::kill(libc::getpid(), 0) as i64)),
       ("unshare", errno(libc::unshare(libc::CLONE_NEWUSER) as i64)),
+      ("prlimit-parent", {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        errno(libc::prlimit(parent as libc::pid_t, libc::RLIMIT_NOFILE, std::ptr::null(), &mut limit) as i64)
+      }),
+      ("prlimit-self", {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        errno(libc::prlimit(0, libc::RLIMIT_NOFILE, std::ptr::null(), &mut limit) as i64)
+      }),
+      ("fcntl-setown", errno(libc::fcntl(1, libc::F_SETOWN, parent as libc::c_int) as i64)),
+      ("syslog", errno(libc::klogctl(10, std::ptr::null_mut(), 0) as i64)),
       ("mmap-past-data-limit", {
         let length = 512 << 20;
         let mapped = libc::mmap(

@@ -1,13 +1,14 @@
 //! Linux: the descriptors it inherited closed; killed with its parent; its private writable
 //! memory capped (`RLIMIT_DATA`, which since Linux 4.7 counts anonymous mappings: V8's heap,
-//! malloc, thread stacks); no new privileges; Landlock with no file system access at all, no TCP,
-//! no abstract Unix sockets and no signals out of its domain; and a seccomp filter that refuses
-//! the system calls an attacker holding the process would want and the engine never makes.
+//! malloc, thread stacks); no capabilities; no new privileges; Landlock with no file system access
+//! at all, no TCP, no abstract Unix sockets and no signals out of its domain; and a seccomp filter
+//! that refuses the system calls an attacker holding the process would want and the engine never
+//! makes.
 //!
 //! The filter is a deny list, not an allow list: V8, glibc and tokio make many system calls,
 //! which differ by version, and a call an allow list forgot would kill a legitimate run. What it
 //! refuses is what would reach past the process: new processes and programs, sockets, other
-//! processes' memory, files written or created, the kernel's own state.
+//! processes' memory, limits and scheduling, files written or created, the kernel's own state.
 
 use std::collections::BTreeMap;
 
@@ -35,6 +36,7 @@ pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
     descriptors,
     layer("parent-death", Ok(())),
     layer("memory", limit_data(confinement.data_bytes)),
+    layer("capabilities", drop_capabilities()),
     layer("no-new-privs", no_new_privs()),
     layer("landlock", landlock(&[])),
     layer("seccomp", seccomp(Refusing::All)),
@@ -52,6 +54,7 @@ pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confi
     descriptors,
     layer("parent-death", Ok(())),
     layer("memory", limit_address_space(confinement.address_space_bytes)),
+    layer("capabilities", drop_capabilities()),
     layer("no-new-privs", no_new_privs()),
     layer("landlock", landlock(&confinement.readable)),
   ];
@@ -120,6 +123,34 @@ fn limit_address_space(bytes: u64) -> Result<(), String> {
     // SAFETY: `limit` is a valid rlimit for this process.
     if unsafe { libc::setrlimit(resource, &limit) } != 0 {
       return Err(format!("{what}: {}", std::io::Error::last_os_error()));
+    }
+  }
+  Ok(())
+}
+
+/// No capability at all, none regained by `execve` (no new privileges then keeps the permitted set
+/// empty), for a host run as root: its helpers would otherwise hold every capability it has, and
+/// raise their own limits or read the kernel's log.
+fn drop_capabilities() -> Result<(), String> {
+  let mut header = [LINUX_CAPABILITY_VERSION_3, 0];
+  // Two `__user_cap_data_struct`s: effective, permitted and inheritable, low and high words.
+  let mut data = [0u32; 6];
+  // SAFETY: capget, prctl and capset on this process, with buffers laid out as the kernel's.
+  unsafe {
+    if libc::syscall(libc::SYS_capget, header.as_mut_ptr(), data.as_mut_ptr()) != 0 {
+      return Err(format!("capget: {}", std::io::Error::last_os_error()));
+    }
+    if data.iter().all(|&word| word == 0) {
+      return Ok(());
+    }
+    // Best effort, for a root with CAP_SETPCAP: the bounding set emptied, root's exec rule off.
+    for capability in 0..64 {
+      libc::prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);
+    }
+    libc::prctl(PR_SET_SECUREBITS, SECURE_BITS, 0, 0, 0);
+    let none = [0u32; 6];
+    if libc::syscall(libc::SYS_capset, header.as_mut_ptr(), none.as_ptr()) != 0 {
+      return Err(format!("capset: {}", std::io::Error::last_os_error()));
     }
   }
   Ok(())
@@ -330,6 +361,44 @@ fn new_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   Ok(refused)
 }
 
+// Linux ABI numbers that the libc crate does not export on every target.
+const F_SETSIG: u64 = 10;
+const F_SETOWN_EX: u64 = 15;
+const FIOSETOWN: u64 = 0x8901;
+const SIOCSPGRP: u64 = 0x8902;
+const PR_CAPBSET_DROP: libc::c_int = 24;
+const PR_SET_SECUREBITS: libc::c_int = 28;
+/// SECBIT_NOROOT, SECBIT_NO_SETUID_FIXUP and SECBIT_KEEP_CAPS_LOCKED, each locked.
+const SECURE_BITS: libc::c_ulong = 0b10_1111;
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// What reaches another process without a signal: its resource limits (`prlimit64` of a pid, which
+/// a thread id of the host's is enough for), its memory placement and I/O priority, the kernel's
+/// log, and a descriptor's owner, whom the kernel signals as its data comes (`F_SETOWN`,
+/// `F_SETSIG`, `FIOSETOWN`, `SIOCSPGRP`). Each is refused unless it names this process (0).
+fn other_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+  let not_self = |arg| -> Result<Vec<SeccompRule>, String> { Ok(vec![rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?])?]) };
+  let one_of = |arg, values: &[u64]| -> Result<Vec<SeccompRule>, String> {
+    values
+      .iter()
+      .map(|&value| {
+        let equal = SeccompCondition::new(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, value)
+          .map_err(|error| format!("seccomp: {error}"))?;
+        rule(vec![equal])
+      })
+      .collect()
+  };
+  Ok(BTreeMap::from([
+    (libc::SYS_prlimit64, not_self(0)?),
+    (libc::SYS_migrate_pages, not_self(0)?),
+    (libc::SYS_move_pages, not_self(0)?),
+    (libc::SYS_ioprio_set, not_self(1)?),
+    (libc::SYS_syslog, Vec::new()),
+    (libc::SYS_fcntl, one_of(1, &[libc::F_SETOWN as u64, F_SETSIG, F_SETOWN_EX])?),
+    (libc::SYS_ioctl, one_of(1, &[FIOSETOWN, SIOCSPGRP])?),
+  ]))
+}
+
 /// Signals to any process but this one (`own`).
 fn signal_rules(own: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   let mut refused = BTreeMap::new();
@@ -339,10 +408,21 @@ fn signal_rules(own: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   Ok(refused)
 }
 
-/// What a process that runs a program installs itself: no new programs or processes, and no
-/// signals at all (its own id is not known when this is compiled).
+/// What a process that runs a program installs itself: no new programs or processes, no signals
+/// at all (its own id is not known when this is compiled), no change to its parent-death signal,
+/// and no scheduling of another process (the zygote's own threads are not demoted).
 fn run_process_rules() -> Result<BpfProgram, String> {
   let mut refused = new_process_rules()?;
+  let not_self = |arg| -> Result<SeccompRule, String> { rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?]) };
+  for call in [libc::SYS_sched_setscheduler, libc::SYS_sched_setparam, libc::SYS_sched_setaffinity, libc::SYS_sched_setattr] {
+    refused.insert(call, vec![not_self(0)?]);
+  }
+  // PRIO_PGRP and PRIO_USER with 0 mean the caller's group and user: the host's too.
+  refused.insert(libc::SYS_setpriority, vec![not_self(0)?, not_self(1)?]);
+  refused.insert(
+    libc::SYS_prctl,
+    vec![rule(vec![condition(0, SeccompCmpOp::Eq, libc::PR_SET_PDEATHSIG as u64)?])?],
+  );
   for call in [
     libc::SYS_kill,
     libc::SYS_tkill,
@@ -386,6 +466,7 @@ fn seccomp(refusing: Refusing) -> Result<(), String> {
   #[cfg(target_arch = "x86_64")]
   refused.insert(libc::SYS_open, writing(1)?);
   refused.insert(libc::SYS_openat, writing(2)?);
+  refused.extend(other_process_rules()?);
   if refusing == Refusing::All {
     refused.extend(signal_rules(own)?);
   }

@@ -415,3 +415,28 @@ test('a value whose own code raises while it is read is invalid-output; a thread
   const replaced = await run('import builtins\nbuiltins.str = lambda *args: "x"\nbuiltins.int = lambda *args: 0\nreturn {"a": [1, 2.5, "s"]}')
   assert.deepEqual(replaced, { logs: [], value: { a: [1, 2.5, 's'] } })
 })
+
+test('a call awaited alone is answered at once; with a task or a timer pending, the event loop runs on while it waits', async () => {
+  const seen = []
+  const functions = {
+    slow: async () => { seen.push('slow asked'); await sleep(300); seen.push('slow answered'); return 'slow' },
+    note: ({ i }) => { seen.push(`note ${i}`); return i },
+  }
+  const program = `import asyncio
+async def ticker():
+    for i in range(3):
+        await tools.note({"i": i})
+        await asyncio.sleep(0.02)
+task = asyncio.create_task(ticker())
+await asyncio.sleep(0)
+value = await tools.slow({})
+await task
+first = await tools.note({"i": 9})
+try:
+    await asyncio.wait_for(tools.slow({}), 0.05)
+except asyncio.TimeoutError:
+    timed_out = True
+return [value, first, timed_out]`
+  assert.deepEqual(await run(program, functions), { logs: [], value: ['slow', 9, true] })
+  assert.deepEqual(seen.slice(0, 6), ['note 0', 'slow asked', 'note 1', 'note 2', 'slow answered', 'note 9'])
+})

@@ -351,9 +351,47 @@ class Calls:
             raise TypeError(f'{global_name}.{name}: the argument must be lossless JSON: {why}') from None
         self.next_id += 1
         future = self.loop.create_future()
-        self.waiting[self.next_id] = future
+        alone = self.alone()
+        if not alone:
+            self.waiting[self.next_id] = future
         send('{"type":"call","id":%d,"global":%s,"name":%s,"args":%s}' % (self.next_id, quote(global_name), quote(name), args_text))
+        if alone:
+            self.settle(future, self.answer_of(self.next_id))
         return future
+
+    def alone(self):
+        """Whether only this call's answer can move the program on: no other call in flight, no
+        callback ready, no timer, no descriptor watched but the channel and the loop's own wake-up
+        pipe. Its answer is then read at once, without the event loop's passes (an awaited call one
+        after another takes half the time)."""
+        loop = self.loop
+        try:
+            return not self.waiting and not loop._ready and not loop._scheduled and len(loop._selector.get_map()) <= 2
+        except AttributeError:
+            return False
+
+    def answer_of(self, call_id):
+        while True:
+            while b'\n' not in self.buffer:
+                select.select([CHANNEL_IN], [], [])
+                try:
+                    chunk = os.read(CHANNEL_IN, READ_SIZE)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    os._exit(0)
+                self.buffer += chunk
+            line, _, self.buffer = self.buffer.partition(b'\n')
+            reply = decode(line.decode('utf-8'))
+            if reply['id'] == call_id:
+                return reply
+
+    @staticmethod
+    def settle(future, reply):
+        if reply['ok']:
+            future.set_result(reply['value'])
+        else:
+            future.set_exception(ReplyError(reply['message']))
 
     def readable(self):
         chunk = os.read(CHANNEL_IN, READ_SIZE)
@@ -364,12 +402,8 @@ class Calls:
         for line in lines:
             reply = decode(line.decode('utf-8'))
             future = self.waiting.pop(reply['id'], None)
-            if future is None or future.done():
-                continue
-            if reply['ok']:
-                future.set_result(reply['value'])
-            else:
-                future.set_exception(ReplyError(reply['message']))
+            if future is not None and not future.done():
+                self.settle(future, reply)
 
 
 class ReplyError(Exception):

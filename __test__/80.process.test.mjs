@@ -4,24 +4,14 @@
 // runtime's disposal, leaves no helper behind.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn, spawnSync } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
-import { setup, sleep, tools } from './helpers.mjs'
-import { alive, helperPids } from './fixtures/helper-processes.mjs'
+import { setup, sleep, tools, until } from './helpers.mjs'
+import { alive, helperPids, startHost } from './fixtures/helper-processes.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
-
-/** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
-async function until(check, ms) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) return false
-    await sleep(5)
-  }
-  return true
-}
 
 /** The helpers this process has while `runtime` runs `program` awaiting `tools.wait`. */
 async function helpersDuring(runtime) {
@@ -110,15 +100,7 @@ test('a helper killed with SIGKILL while its run awaits a binding ends that run 
 })
 
 test("the host's death leaves no helper behind: each ends within a second", async () => {
-  const host = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/host-with-helpers.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const line = await new Promise((resolve) => {
-    let text = ''
-    host.stdout.on('data', (chunk) => {
-      text += chunk
-      if (text.includes('\n')) resolve(text.split('\n')[0])
-    })
-  })
-  const pids = JSON.parse(line)
+  const { host, printed: pids } = await startHost('./host-with-helpers.mjs')
   assert.ok(pids.length >= 3, `${pids.length} helpers for three runs`)
   host.kill('SIGKILL')
   assert.ok(await until(() => pids.every((pid) => !alive(pid)), 1000), `alive a second after the host: ${pids.filter(alive)}`)

@@ -2,32 +2,31 @@
 // failures), the budgets, the kernel sandbox from inside the program, and hostile programs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { lstatSync, readFileSync, symlinkSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
 import Include from '@deepseek-ai/cordis-plugin-include'
 import Loader from '@deepseek-ai/cordis-plugin-loader'
 import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
-import { sleep, tools } from './helpers.mjs'
-import { alive } from './fixtures/helper-processes.mjs'
+import { sleep, tools, until } from './helpers.mjs'
+import { alive, startHost } from './fixtures/helper-processes.mjs'
 import { PROGRAMS, TOOL_DATA } from './fixtures/python-programs.mjs'
-
-/** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
-async function until(check, ms) {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) return false
-    await sleep(5)
-  }
-  return true
-}
 
 async function setup(config) {
   const ctx = new Context()
   const fiber = await ctx.plugin(PythonCodeRuntime, config)
   return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
 }
+
+/** A program's prelude: `attempt(name, action)` records in `out` whether the kernel let it act. */
+const ATTEMPT = `out = {}
+def attempt(name, action):
+    try:
+        action()
+        out[name] = "allowed"
+    except OSError as error:
+        out[name] = type(error).__name__`
 
 const { runtime, dispose } = await setup({ prepared: 2 })
 const run = (program, functions = {}) => runtime.run({ program, bindings: tools(functions) })
@@ -151,13 +150,7 @@ test('budgets: busy CPU and wall clock end the run as timeout; an abort ends it 
 test('the sandbox, seen from inside the program', async () => {
   const result = await run(`
 import os, socket, subprocess, threading
-out = {}
-def attempt(name, action):
-    try:
-        action()
-        out[name] = "allowed"
-    except OSError as error:
-        out[name] = type(error).__name__
+${ATTEMPT}
 attempt("read a host file", lambda: open("/etc/hostname").read())
 attempt("list the root", lambda: os.listdir("/"))
 attempt("write a file", lambda: open("/tmp/dsh-python-probe", "w"))
@@ -266,15 +259,7 @@ test('nothing a run starts outlives it: its process, its threads, its zygote wit
 })
 
 test('a host that dies takes its zygote and every run process with it', async () => {
-  const host = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/python-host.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const line = await new Promise((resolve) => {
-    let text = ''
-    host.stdout.on('data', (chunk) => {
-      text += chunk
-      if (text.includes('\n')) resolve(text.split('\n')[0])
-    })
-  })
-  const pids = JSON.parse(line)
+  const { host, printed: pids } = await startHost('./python-host.mjs')
   assert.equal(pids.length, 4, 'three run processes and their zygote')
   assert.ok(pids.every(alive))
   host.kill('SIGKILL')
@@ -335,13 +320,7 @@ test('a program reaches no other process: not its limits, its scheduling, its de
 import ctypes, fcntl, os, resource, signal
 libc = ctypes.CDLL(None, use_errno=True)
 host = await tools.hostPid({})
-out = {}
-def attempt(name, action):
-    try:
-        action()
-        out[name] = "allowed"
-    except OSError as error:
-        out[name] = type(error).__name__
+${ATTEMPT}
 attempt("read the host's limits", lambda: resource.prlimit(host, resource.RLIMIT_NOFILE))
 attempt("lower the host's CPU limit", lambda: resource.prlimit(host, resource.RLIMIT_CPU, (1, 1)))
 attempt("its own limits", lambda: resource.prlimit(0, resource.RLIMIT_NOFILE))

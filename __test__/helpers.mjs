@@ -29,6 +29,16 @@ export function outputBytes(result) {
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** Waits until `check()` is true, up to `ms`; resolves with whether it became true. */
+export async function until(check, ms) {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) return false
+    await sleep(5)
+  }
+  return true
+}
+
 /** A full garbage collection of Node's heap, with or without `--expose-gc`. */
 export const collectGarbage = globalThis.gc ?? (() => {
   setFlagsFromString('--expose-gc')

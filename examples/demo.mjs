@@ -7,6 +7,16 @@ const ctx = new Context()
 await ctx.plugin(V8CodeRuntime, { computeMs: 5_000 })
 
 const weather = { paris: 18, oslo: 4 }
+const bindings = [{
+  global: 'tools',
+  functions: {
+    async temperature({ city }) {
+      if (!(city in weather)) throw new Error(`no station in ${city}`)
+      return { city, celsius: weather[city] }
+    },
+  },
+  errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
+}]
 const result = await ctx.codeRuntime.run({
   program: `
     interface Reading { city: string; celsius: number }
@@ -20,16 +30,7 @@ const result = await ctx.codeRuntime.run({
     }
     return { warmest: readings.reduce((a, b) => (a.celsius >= b.celsius ? a : b)).city }
   `,
-  bindings: [{
-    global: 'tools',
-    functions: {
-      async temperature({ city }) {
-        if (!(city in weather)) throw new Error(`no station in ${city}`)
-        return { city, celsius: weather[city] }
-      },
-    },
-    errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
-  }],
+  bindings,
 })
 console.log(JSON.stringify(result, null, 2))
 
@@ -52,15 +53,6 @@ except ToolCallError as error:
     print(f"{type(error).__name__} from {error.toolName}: {error}")
 return {"warmest": max(readings, key=lambda reading: reading["celsius"])["city"]}
 `,
-  bindings: [{
-    global: 'tools',
-    functions: {
-      async temperature({ city }) {
-        if (!(city in weather)) throw new Error(`no station in ${city}`)
-        return { city, celsius: weather[city] }
-      },
-    },
-    errorClass: { name: 'ToolCallError', memberNameProperty: 'toolName' },
-  }],
+  bindings,
 })
 console.log(JSON.stringify(pythonResult, null, 2))

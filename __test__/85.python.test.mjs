@@ -315,9 +315,9 @@ test('programs of the kind a model writes give what CPython gives them as script
   }
 })
 
-test('a program reaches no other process: not its limits, its scheduling, its descriptors\' owner, nor its own parent-death signal', async () => {
+test('a program reaches no other process and changes no file: no limits, scheduling, descriptor owners, metadata, shared memory or watches', async () => {
   const result = await run(`
-import ctypes, fcntl, os, resource, signal
+import ctypes, fcntl, os, resource, signal, sys
 libc = ctypes.CDLL(None, use_errno=True)
 host = await tools.hostPid({})
 ${ATTEMPT}
@@ -330,6 +330,17 @@ attempt("renice itself", lambda: os.setpriority(os.PRIO_PROCESS, 0, 19))
 attempt("pin the host", lambda: os.sched_setaffinity(host, {0}))
 attempt("own the channel", lambda: fcntl.fcntl(3, fcntl.F_SETOWN, os.getppid()))
 attempt("signal by the channel", lambda: fcntl.fcntl(3, 10, signal.SIGKILL))
+interpreter = os.path.realpath(sys.executable)
+attempt("chmod a file it reads", lambda: os.chmod(interpreter, 0o4777))
+attempt("fchmod a file it reads", lambda: os.fchmod(os.open(interpreter, os.O_RDONLY), 0o4777))
+attempt("touch a file it reads", lambda: os.utime(interpreter, (0, 0)))
+attempt("tag a file it reads", lambda: os.setxattr(interpreter, "user.dsh", b"x"))
+attempt("a file in memory", lambda: os.memfd_create("dsh"))
+def raw(name, number, *args):
+    out[name] = "allowed" if libc.syscall(number, *args) >= 0 else os.strerror(ctypes.get_errno())
+raw("fchmodat2 a file it reads", 452, -100, interpreter.encode(), 0o4777, 0)
+raw("System V shared memory", 29, 0, 4096, 0o1000 | 0o600)
+raw("a watch on /", 254, libc.inotify_init(), b"/", 0x100)
 out["keep living past its parent"] = "allowed" if libc.prctl(1, 0, 0, 0, 0) == 0 else os.strerror(ctypes.get_errno())
 out["read the kernel log"] = "allowed" if libc.klogctl(3, ctypes.create_string_buffer(64), 64) >= 0 else os.strerror(ctypes.get_errno())
 return out`, { hostPid: () => process.pid })
@@ -343,6 +354,14 @@ return out`, { hostPid: () => process.pid })
     'pin the host': 'PermissionError',
     'own the channel': 'PermissionError',
     'signal by the channel': 'PermissionError',
+    'chmod a file it reads': 'PermissionError',
+    'fchmod a file it reads': 'PermissionError',
+    'touch a file it reads': 'PermissionError',
+    'tag a file it reads': 'PermissionError',
+    'a file in memory': 'PermissionError',
+    'fchmodat2 a file it reads': 'Operation not permitted',
+    'System V shared memory': 'Operation not permitted',
+    'a watch on /': 'Operation not permitted',
     'keep living past its parent': 'Operation not permitted',
     'read the kernel log': 'Operation not permitted',
   } })
@@ -418,4 +437,24 @@ except asyncio.TimeoutError:
 return [value, first, timed_out]`
   assert.deepEqual(await run(program, functions), { logs: [], value: ['slow', 9, true] })
   assert.deepEqual(seen.slice(0, 6), ['note 0', 'slow asked', 'note 1', 'note 2', 'slow answered', 'note 9'])
+})
+
+test('a line made to be slow to read is read in one pass, and a thread\'s work is not held up by a call', async () => {
+  const started = performance.now()
+  const sibling = run('import time\ntime.sleep(0.2)\nreturn 2')
+  const slow = await run('import os\nline = b\'{"type":"log","text":"\' + b\'\\\\"\' * 400_000 + b"\\n"\nview = memoryview(line)\nos.set_blocking(3, True)\nwhile view:\n    view = view[os.write(3, view):]\nimport time\ntime.sleep(5)')
+  assert.equal(slow.error.kind, 'worker-exit')
+  assert.deepEqual(await sibling, { logs: [], value: 2 })
+  // Quadratic, the 800 KB line held the host's event loop for minutes.
+  assert.ok(performance.now() - started < 4000, `${performance.now() - started} ms`)
+  let opened
+  const gate = new Promise((resolve) => { opened = resolve })
+  const threaded = await run(`import asyncio, time
+async def opener():
+    await asyncio.to_thread(time.sleep, 0.1)
+    return await tools.open({})
+task = asyncio.ensure_future(opener())
+await asyncio.sleep(0)
+return [await tools.gate({}), await task]`, { gate: async () => { await gate; return 'through' }, open: () => { opened(); return 'opened' } })
+  assert.deepEqual(threaded, { logs: [], value: ['through', 'opened'] })
 })

@@ -51,6 +51,8 @@ PROGRAM = '<program>'
 # Below malloc's mmap threshold: os.read allocates the whole size before it reads, and a larger
 # buffer would be mapped and unmapped on every read.
 READ_SIZE = 1 << 16
+# Descriptors a run's process may hold: its socket, the event loop's, and files it reads.
+RUN_DESCRIPTORS = 64
 SAFE = 2 ** 53
 
 
@@ -362,11 +364,13 @@ class Calls:
     def alone(self):
         """Whether only this call's answer can move the program on: no other call in flight, no
         callback ready, no timer, no descriptor watched but the channel and the loop's own wake-up
-        pipe. Its answer is then read at once, without the event loop's passes (an awaited call one
+        pipe, and no thread but this one (a thread's work, `to_thread` too, comes back through the
+        loop). Its answer is then read at once, without the event loop's passes (an awaited call one
         after another takes half the time)."""
         loop = self.loop
         try:
-            return not self.waiting and not loop._ready and not loop._scheduled and len(loop._selector.get_map()) <= 2
+            return (not self.waiting and not loop._ready and not loop._scheduled
+                    and len(loop._selector.get_map()) <= 2 and threading.active_count() == 1)
         except AttributeError:
             return False
 
@@ -669,6 +673,8 @@ def become_run_process(channel, zygote):
     os.closerange(4, 1 << 16)
     CHANNEL_IN = CHANNEL_OUT = 3
     die_with(zygote)
+    # Descriptors hold kernel memory no limit of the process counts (a pipe's buffer): few, then.
+    resource.setrlimit(resource.RLIMIT_NOFILE, (RUN_DESCRIPTORS, RUN_DESCRIPTORS))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     if install_filter(FILTER_HEX) is not None:

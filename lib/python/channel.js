@@ -7,29 +7,72 @@ import { MAX_FRAME_BYTES } from './config.js'
 /** A decimal's significant digits and the power of ten just past its first: `-0.0120e1` and `0.12`
  * both give `12 0`. */
 function decimal(text) {
-  const [mantissa, exponent = '0'] = text.replace(/^-/, '').split(/[eE]/)
-  const [whole, fraction = ''] = mantissa.split('.')
-  const all = whole + fraction
-  const digits = all.replace(/^0+/, '')
-  return `${digits.replace(/0+$/, '')} ${whole.length - (all.length - digits.length) + Number(exponent)}`
+  let digits = ''
+  let point = -1
+  let exponentAt = text.length
+  let leadingZeros = 0
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at)
+    if (code === 101 || code === 69) {
+      exponentAt = at
+      break
+    }
+    if (code === 46) point = digits.length + leadingZeros
+    else if (code >= 48 && code <= 57) {
+      if (digits === '' && code === 48) leadingZeros++
+      else digits += text[at]
+    }
+  }
+  const wholeLength = point === -1 ? digits.length + leadingZeros : point
+  let end = digits.length
+  while (end > 0 && digits.charCodeAt(end - 1) === 48) end--
+  const exponent = exponentAt < text.length ? Number(text.slice(exponentAt + 1)) : 0
+  return `${digits.slice(0, end)} ${wholeLength - leadingZeros + exponent}`
 }
+
+/** Whether `code` (a UTF-16 unit) may continue a JSON number: a digit, `.`, `e`, `E`, `+`, `-`. */
+const inNumber = (code) => (code >= 48 && code <= 57) || code === 46 || code === 101 || code === 69 || code === 43 || code === 45
 
 /** Why `line` holds a number JSON.parse would change (rounded, infinite, or -0), or undefined. An
  * honest process writes each float as its shortest form, which is JavaScript's shortest form of
- * the same double; any other digits were rounded. */
+ * the same double; any other digits were rounded. A decimal of at most 15 significant digits is
+ * its double's shortest form (IEEE 754's 15-digit round trip), so only longer ones are compared.
+ * One pass, left to right: a string is skipped to its closing quote (an unclosed one ends the
+ * scan, and JSON.parse refuses the line). */
 export function inexactNumber(line) {
-  const numbers = /"(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*/g
-  for (let match; (match = numbers.exec(line)) !== null;) {
-    const token = match[0]
-    if (token.startsWith('"')) continue
+  for (let at = 0; at < line.length; at++) {
+    const char = line.charCodeAt(at)
+    if (char === 34) {
+      for (at++; at < line.length && line.charCodeAt(at) !== 34; at++) {
+        if (line.charCodeAt(at) === 92) at++
+      }
+      continue
+    }
+    if (char !== 45 && (char < 48 || char > 57)) continue
+    let end = at
+    let significant = 0
+    let leading = true
+    let integral = true
+    let exponent = false
+    for (; end < line.length && inNumber(line.charCodeAt(end)); end++) {
+      const code = line.charCodeAt(end)
+      if (code === 101 || code === 69) exponent = true
+      if (code === 46 || code === 101 || code === 69) integral = false
+      if (exponent || code < 48 || code > 57) continue
+      if (code !== 48) leading = false
+      if (!leading) significant++
+    }
+    const token = line.slice(at, end)
+    at = end - 1
     const number = Number(token)
     if (!Number.isFinite(number)) return `a number out of range (${token.slice(0, 40)})`
     if (Object.is(number, -0)) return 'a negative zero'
-    if (/^-?\d+$/.test(token)) {
+    if (significant <= 15) continue
+    if (integral) {
       if (!Number.isSafeInteger(number) && BigInt(token) !== BigInt(number)) {
         return `an integer a JavaScript number cannot hold exactly (${token.slice(0, 40)})`
       }
-    } else if (number !== 0 && decimal(token) !== decimal(String(number))) {
+    } else if (decimal(token) !== decimal(String(number))) {
       return `a number a JavaScript number cannot hold exactly (${token.slice(0, 40)})`
     }
   }

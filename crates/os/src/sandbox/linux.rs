@@ -261,9 +261,57 @@ const REFUSED: &[libc::c_long] = &[
   libc::SYS_mknodat,
   libc::SYS_name_to_handle_at,
   libc::SYS_open_by_handle_at,
+  // Metadata changed, which Landlock leaves alone: modes (of any file, through a descriptor
+  // opened to read too), owners, times, extended attributes.
+  libc::SYS_fchmod,
+  SYS_FCHMODAT2,
+  libc::SYS_fchown,
+  libc::SYS_utimensat,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_utime,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_utimes,
+  #[cfg(target_arch = "x86_64")]
+  libc::SYS_futimesat,
+  libc::SYS_setxattr,
+  libc::SYS_lsetxattr,
+  libc::SYS_fsetxattr,
+  libc::SYS_removexattr,
+  libc::SYS_lremovexattr,
+  libc::SYS_fremovexattr,
+  SYS_SETXATTRAT,
+  SYS_REMOVEXATTRAT,
+  SYS_FILE_SETATTR,
+  // Inter-process communication outside the file system, which Landlock does not see: System V
+  // shared memory, message queues and semaphores (the host's namespace: other processes' segments,
+  // and memory that outlives every process), and POSIX message queues.
+  libc::SYS_shmget,
+  libc::SYS_shmat,
+  libc::SYS_shmctl,
+  libc::SYS_shmdt,
+  libc::SYS_msgget,
+  libc::SYS_msgsnd,
+  libc::SYS_msgrcv,
+  libc::SYS_msgctl,
+  libc::SYS_semget,
+  libc::SYS_semop,
+  libc::SYS_semtimedop,
+  libc::SYS_semctl,
+  libc::SYS_mq_open,
+  libc::SYS_mq_unlink,
+  // Names of files anywhere, as they change.
+  libc::SYS_inotify_add_watch,
+  libc::SYS_fanotify_init,
+  libc::SYS_fanotify_mark,
   // The kernel's and the machine's state.
   libc::SYS_mount,
   libc::SYS_umount2,
+  libc::SYS_mount_setattr,
+  libc::SYS_quotactl_fd,
+  SYS_STATMOUNT,
+  SYS_LISTMOUNT,
+  SYS_LSM_SET_SELF_ATTR,
+  libc::SYS_memfd_secret,
   libc::SYS_pivot_root,
   libc::SYS_chroot,
   libc::SYS_setns,
@@ -361,6 +409,16 @@ fn new_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   Ok(refused)
 }
 
+// System calls newer than the libc crate knows on every target; numbered alike on every
+// architecture since 5.1.
+const SYS_FCHMODAT2: libc::c_long = 452;
+const SYS_STATMOUNT: libc::c_long = 457;
+const SYS_LISTMOUNT: libc::c_long = 458;
+const SYS_LSM_SET_SELF_ATTR: libc::c_long = 460;
+const SYS_SETXATTRAT: libc::c_long = 463;
+const SYS_REMOVEXATTRAT: libc::c_long = 466;
+const SYS_FILE_SETATTR: libc::c_long = 469;
+
 // Linux ABI numbers that the libc crate does not export on every target.
 const F_SETSIG: u64 = 10;
 const F_SETOWN_EX: u64 = 15;
@@ -410,13 +468,16 @@ fn signal_rules(own: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
 
 /// What a process that runs a program installs itself: no new programs or processes, no signals
 /// at all (its own id is not known when this is compiled), no change to its parent-death signal,
-/// and no scheduling of another process (the zygote's own threads are not demoted).
+/// no scheduling of another process (the zygote's own threads are not demoted), and no file in
+/// memory.
 fn run_process_rules() -> Result<BpfProgram, String> {
   let mut refused = new_process_rules()?;
   let not_self = |arg| -> Result<SeccompRule, String> { rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?]) };
   for call in [libc::SYS_sched_setscheduler, libc::SYS_sched_setparam, libc::SYS_sched_setaffinity, libc::SYS_sched_setattr] {
     refused.insert(call, vec![not_self(0)?]);
   }
+  // Memory written to a file in memory counts against no limit of the process's.
+  refused.insert(libc::SYS_memfd_create, Vec::new());
   // PRIO_PGRP and PRIO_USER with 0 mean the caller's group and user: the host's too.
   refused.insert(libc::SYS_setpriority, vec![not_self(0)?, not_self(1)?]);
   refused.insert(

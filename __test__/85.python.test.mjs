@@ -458,3 +458,14 @@ await asyncio.sleep(0)
 return [await tools.gate({}), await task]`, { gate: async () => { await gate; return 'through' }, open: () => { opened(); return 'opened' } })
   assert.deepEqual(threaded, { logs: [], value: ['through', 'opened'] })
 })
+
+test('a long frame is checked in turns: the host serves other runs meanwhile, and the frames after it come in order', async () => {
+  // 20 MiB of long floats take the host seconds to check; in pieces, its timers still run.
+  let longest = 0
+  let last = performance.now()
+  const ticker = setInterval(() => { longest = Math.max(longest, performance.now() - last); last = performance.now() }, 5)
+  const floats = await run('import socket, time\nchannel = socket.socket(fileno=3)\nchannel.setblocking(True)\nvalues = ",".join(["0.30000000000000004"] * 1_000_000)\nchannel.sendall(b\'{"type":"log","text":"before"}\\n{"type":"call","id":1,"global":"tools","name":"count","args":[\' + values.encode() + b\']}\\n\')\ntime.sleep(0.5)\nchannel.sendall(b\'{"type":"log","text":"after"}\\n{"type":"done","value":7}\\n\')\ntime.sleep(5)', { count: (values) => values.length })
+  clearInterval(ticker)
+  assert.deepEqual(floats, { logs: ['before', 'after'], value: 7 })
+  assert.ok(longest < 1500, `the host's timers waited ${longest.toFixed(0)} ms`)
+})

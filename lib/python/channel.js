@@ -2,6 +2,7 @@
 // only when it is short enough and every number in it is one JavaScript holds exactly; a frame is
 // rebuilt field by field, and anything else ends the interpreter.
 import { isAscii } from 'node:buffer'
+import { nextTurn } from '../turns.js'
 import { MAX_FRAME_BYTES } from './config.js'
 
 /** A decimal's significant digits and the power of ten just past its first: `-0.0120e1` and `0.12`
@@ -40,7 +41,24 @@ const inNumber = (code) => (code >= 48 && code <= 57) || code === 46 || code ===
  * One pass, left to right: a string is skipped to its closing quote (an unclosed one ends the
  * scan, and JSON.parse refuses the line). */
 export function inexactNumber(line) {
+  const steps = inexactNumberSteps(line)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+  }
+}
+
+/** Characters `inexactNumberSteps` checks between two pauses. */
+const CHECKED_PER_STEP = 1 << 20
+
+/** `inexactNumber`, pausing (yielding) every CHECKED_PER_STEP characters. */
+function* inexactNumberSteps(line) {
+  let pauseAt = CHECKED_PER_STEP
   for (let at = 0; at < line.length; at++) {
+    if (at >= pauseAt) {
+      pauseAt = at + CHECKED_PER_STEP
+      yield
+    }
     const char = line.charCodeAt(at)
     if (char === 34) {
       for (at++; at < line.length && line.charCodeAt(at) !== 34; at++) {
@@ -85,6 +103,25 @@ const isText = (value) => typeof value === 'string'
 export function readFrame(line) {
   const inexact = inexactNumber(line)
   if (inexact !== undefined) throw new Error(`a frame with ${inexact}`)
+  return frameOf(line)
+}
+
+/** `readFrame` for a long line: its numbers are checked a piece at a time, between turns of the
+ * event loop, so that a line made to be slow to check holds the host a moment at a time. */
+export async function readFrameInTurns(line) {
+  const steps = inexactNumberSteps(line)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) {
+      if (step.value !== undefined) throw new Error(`a frame with ${step.value}`)
+      return frameOf(line)
+    }
+    await nextTurn()
+  }
+}
+
+/** The frame `line` holds, its numbers checked. */
+function frameOf(line) {
   let raw
   try {
     raw = JSON.parse(line)

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
 import { constants } from 'node:os'
 import { PREFIX } from '../config.js'
-import { LineReader, readFrame, readZygoteFrame } from './channel.js'
+import { LineReader, readFrame, readFrameInTurns, readZygoteFrame } from './channel.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
 
@@ -13,6 +13,9 @@ const native = createRequire(import.meta.url)('../native.cjs')
 const STDERR_KEPT = 4096
 
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
+
+/** Lines longer than this are checked in turns of the event loop. */
+const LONG_LINE = 1 << 20
 
 /** Answers queued for a process that does not read them, past which the host stops reading it. */
 const MAX_QUEUED_ANSWER_BYTES = 64 << 20
@@ -149,6 +152,10 @@ class Zygote {
 /** A process the zygote forked for one run: its socket, and how it ended. */
 class RunProcess {
   #reader = new LineReader()
+  /** Lines received and not yet read, from `#nextLine` on; a long one's check under way. */
+  #lines = []
+  #nextLine = 0
+  #checking
   #closed = false
   #paused = false
   #runReads = true
@@ -177,14 +184,50 @@ class RunProcess {
 
   #receive(chunk) {
     if (this.killedFor !== undefined) return
+    let lines
     try {
-      for (const line of this.#reader.push(chunk)) {
-        this.onFrame(readFrame(line))
-        if (this.killedFor !== undefined) return
-      }
+      lines = this.#reader.push(chunk)
     } catch (error) {
       this.kill(`the Python process sent ${error.message}`)
+      return
     }
+    for (const line of lines) this.#lines.push(line)
+    this.#readLines()
+  }
+
+  /** Reads the lines received, in order; a long one in turns (readFrameInTurns), during which the
+   * process is not read. */
+  #readLines() {
+    while (this.#checking === undefined && this.#nextLine < this.#lines.length && this.killedFor === undefined) {
+      const line = this.#lines[this.#nextLine]
+      this.#lines[this.#nextLine++] = undefined
+      if (line.length <= LONG_LINE) {
+        try {
+          this.onFrame(readFrame(line))
+        } catch (error) {
+          this.kill(`the Python process sent ${error.message}`)
+        }
+        continue
+      }
+      this.#checking = readFrameInTurns(line)
+      this.#flow()
+      this.#checking.then((frame) => {
+        this.#checking = undefined
+        this.#flow()
+        if (this.killedFor === undefined) this.onFrame(frame)
+        this.#readLines()
+      }, (error) => {
+        this.#checking = undefined
+        this.kill(`the Python process sent ${error.message}`)
+        this.#end()
+      })
+      return
+    }
+    if (this.#nextLine === this.#lines.length) {
+      this.#lines = []
+      this.#nextLine = 0
+    }
+    if (this.#checking === undefined) this.#end()
   }
 
   /** Its exit status, from the zygote (`{ code }` or `{ signal }`), or `{ cause }` when unknown. */
@@ -197,7 +240,9 @@ class RunProcess {
   }
 
   #end() {
-    if (this.gone || !this.#closed || this.#status === undefined) return
+    // Its end is known once it is closed, its status is known and every line it sent is read.
+    const unread = this.#checking !== undefined || (this.#nextLine < this.#lines.length && this.killedFor === undefined)
+    if (this.gone || !this.#closed || this.#status === undefined || unread) return
     this.gone = true
     const status = this.#status
     this.#onEnded({ signal: status.signal ?? null, killedFor: this.killedFor, cause: status.cause ?? causeOf(status, 'the Python process') })
@@ -230,7 +275,8 @@ class RunProcess {
   }
 
   #flow() {
-    const reading = this.#drain || this.killedFor !== undefined || (this.#runReads && !this.#answersQueued)
+    const reading = this.#drain || this.killedFor !== undefined ||
+      (this.#runReads && !this.#answersQueued && this.#checking === undefined)
     if (this.#closed || reading !== this.#paused) return
     this.#paused = !reading
     if (reading) this.socket.resume()

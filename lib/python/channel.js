@@ -156,10 +156,11 @@ function frameOf(line) {
 
 /** One frame from the zygote's `line`: `ready`, `forked` or `exit`; throws with what is wrong. */
 export function readZygoteFrame(line) {
-  const frame = line.startsWith('{"type":"ready"') ? readFrame(line) : JSON.parse(line)
+  const frame = JSON.parse(line) ?? {}
   switch (frame.type) {
+    // Its layers were read when the runtime was made (the probe's `ready`, through readFrame).
     case 'ready':
-      return frame
+      return { type: 'ready' }
     case 'forked':
       if (Number.isSafeInteger(frame.pid)) return { type: 'forked', pid: frame.pid }
       break

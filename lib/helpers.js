@@ -4,11 +4,8 @@
 // the one run it holds. A `HelperRun` has the addon's NativeRun interface, so the rest of the
 // runtime (bindings, durable runs, disposal) cannot tell the modes apart.
 import { Socket } from 'node:net'
-import { constants } from 'node:os'
+import { STDERR_KEPT, exitCause, lastSaid, whenReaped } from './exits.js'
 import { FrameReader, PROTOCOL, abortFrame, answerFrame, disposeFrame, runFrame } from './helper_wire.js'
-
-/** How much of a helper's stderr is kept, for the message of its death. */
-const STDERR_KEPT = 4096
 
 /** A run whose helper neither settles nor ends this long after it should have is ended here, and
  * its helper killed: after its wall ceiling, or after an abort or disposal was sent. */
@@ -16,15 +13,9 @@ const BACKSTOP_MS = 1000
 
 /** Why a helper ended: its exit status and the last line it wrote to stderr. */
 function causeOf(exit, stderr) {
-  const how = exit === undefined ? 'ended'
-    : exit.signal !== null ? `was killed by ${SIGNAL_NAMES[exit.signal] ?? `signal ${exit.signal}`}`
-      : `exited with code ${exit.code}`
-  const said = stderr.trim().split('\n').at(-1)?.replace(/^dsh-code-runtime-v8-helper: /, '')
-  return `the helper process ${how}${said ? `: ${said}` : ''}`
+  const said = lastSaid(stderr)
+  return `${exitCause(exit, 'the helper process')}${said ? `: ${said}` : ''}`
 }
-
-/** Signal names by number, for the message of a helper's death. */
-const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
 /** One helper process, from its start to its end. */
 class Helper {
@@ -74,14 +65,10 @@ class Helper {
     this.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_KEPT) })
     // Its end is known once its stdout has closed (whatever it wrote is read) and it has been
     // reaped (its status is known): the status comes from the reaper a moment later, if at all.
-    this.stdout.on('close', () => this.#whenExited(() => this.#end(this.killedFor ?? causeOf(this.#exit, this.#stderr))))
+    this.stdout.on('close', () => whenReaped(() => this.#exit !== undefined, () => this.#end(this.killedFor ?? causeOf(this.#exit, this.#stderr))))
     this.hold(false)
   }
 
-  #whenExited(then, tries = 0) {
-    if (this.#exit !== undefined || tries === 100) then()
-    else setTimeout(() => this.#whenExited(then, tries + 1), 1)
-  }
 
   #receive(frame) {
     switch (frame.tag) {

@@ -3,16 +3,11 @@
 // back its socket; the run processes, read as hostile; and the pool that forks them ahead of demand.
 import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
-import { constants } from 'node:os'
 import { PREFIX } from '../config.js'
+import { STDERR_KEPT, exitCause, lastSaid, whenReaped } from '../exits.js'
 import { LineReader, readFrame, readFrameInTurns, readZygoteFrame } from './channel.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
-
-/** How much of the zygote's stderr is kept: it writes there only before it is ready. */
-const STDERR_KEPT = 4096
-
-const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
 /** Lines longer than this are checked in turns of the event loop. */
 const LONG_LINE = 1 << 20
@@ -23,13 +18,6 @@ const MAX_QUEUED_ANSWER_BYTES = 64 << 20
 const launcher = () => {
   if (typeof native.spawnHelper !== 'function') throw new Error(`${PREFIX} Python runs are not available on ${process.platform}`)
   return { spawn: native.spawnHelper, kill: native.killHelper, running: native.helperRunning }
-}
-
-/** Why a process ended, in words. */
-function causeOf({ code, signal }, what) {
-  return signal !== undefined && signal !== null
-    ? `${what} was killed by ${SIGNAL_NAMES[signal] ?? `signal ${signal}`}`
-    : `${what} exited with code ${code}`
 }
 
 /**
@@ -65,7 +53,7 @@ class Zygote {
     this.control.on('error', () => {})
     this.stdout.on('data', (chunk) => this.#receive(chunk))
     this.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk.toString('utf8')).slice(-STDERR_KEPT) })
-    this.stdout.on('close', () => this.#whenExited(() => this.#end()))
+    this.stdout.on('close', () => whenReaped(() => this.#exit !== undefined, () => this.#end()))
     this.#hold()
   }
 
@@ -73,7 +61,6 @@ class Zygote {
     try {
       for (const line of this.#reader.push(chunk)) {
         const frame = readZygoteFrame(line)
-        // Its sandbox was read when the runtime was made (probeSandbox).
         if (frame.type === 'forked') this.#forked(frame.pid)
         else if (frame.type === 'exit') this.#processes.get(frame.pid)?.exited(frame)
       }
@@ -93,17 +80,11 @@ class Zygote {
     this.#hold()
   }
 
-  // The status comes from the reaper thread, a moment after the pipes close.
-  #whenExited(then, tries = 0) {
-    if (this.#exit !== undefined || tries === 100) then()
-    else setTimeout(() => this.#whenExited(then, tries + 1), 1)
-  }
-
   #end(why) {
     if (this.gone) return
     this.gone = true
-    const said = this.#stderr.trim().split('\n').at(-1)?.replace(/^dsh-code-runtime-v8-helper: /, '')
-    const how = why ?? (this.#exit ? causeOf(this.#exit, 'the Python zygote') : 'the Python zygote ended')
+    const said = lastSaid(this.#stderr)
+    const how = why ?? exitCause(this.#exit, 'the Python zygote')
     const cause = said ? `${how}: ${said}` : how
     for (const fork of this.#forks.splice(0)) fork.reject(new Error(cause))
     // Its processes die with it (PR_SET_PDEATHSIG); none can say how.
@@ -245,7 +226,7 @@ class RunProcess {
     if (this.gone || !this.#closed || this.#status === undefined || unread) return
     this.gone = true
     const status = this.#status
-    this.#onEnded({ signal: status.signal ?? null, killedFor: this.killedFor, cause: status.cause ?? causeOf(status, 'the Python process') })
+    this.#onEnded({ signal: status.signal ?? null, killedFor: this.killedFor, cause: status.cause ?? exitCause(status, 'the Python process') })
   }
 
   hold(held) {

@@ -144,16 +144,17 @@ def encode(value, limit=None):
     else, TooLarge past `limit` bytes. Dicts need str keys; tuples are arrays."""
     chunks = []
     size = 0
-    # ('value', x) to write, ('text', t) written as is, ('close', t) ends the innermost container.
+    # ('value', x) to write, ('text', t) written as is, ('close', (t, id)) ends a container.
     stack = [('value', value)]
-    open_ids = []
+    # The containers being written: one that holds itself would be written forever.
+    open_ids = set()
     while stack:
         kind, item = stack.pop()
         if kind == 'text':
             text = item
         elif kind == 'close':
-            open_ids.pop()
-            text = item
+            text, closed = item
+            open_ids.discard(closed)
         elif isinstance(item, str):
             text = quote(item)
             if not item.isascii():
@@ -169,10 +170,10 @@ def encode(value, limit=None):
         elif isinstance(item, (dict, list, tuple)):
             if id(item) in open_ids:
                 raise NotLossless('it contains itself')
-            open_ids.append(id(item))
+            open_ids.add(id(item))
             if isinstance(item, dict):
                 text = '{'
-                stack.append(('close', '}'))
+                stack.append(('close', ('}', id(item))))
                 entries = list(item.items())
                 for index in range(len(entries) - 1, -1, -1):
                     key, member = entries[index]
@@ -182,7 +183,7 @@ def encode(value, limit=None):
                     stack.append(('text', (',' if index else '') + quote(key) + ':'))
             else:
                 text = '['
-                stack.append(('close', ']'))
+                stack.append(('close', (']', id(item))))
                 for index in range(len(item) - 1, -1, -1):
                     stack.append(('value', item[index]))
                     if index:

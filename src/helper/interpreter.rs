@@ -27,12 +27,7 @@ fn arguments() -> Result<Arguments, String> {
       "usage: dsh-code-runtime-v8-helper interpreter <protocol> <parent pid> <address space bytes> <readable paths, JSON> <program> [args...]".into(),
     );
   };
-  if protocol.parse::<u32>().ok() != Some(super::wire::PROTOCOL) {
-    return Err(format!(
-      "the host speaks protocol {protocol}, this helper {}: the addon and its helper come from different builds",
-      super::wire::PROTOCOL
-    ));
-  }
+  super::check_protocol(protocol)?;
   fn number<T: std::str::FromStr>(text: &str, what: &str) -> Result<T, String> {
     text.parse().map_err(|_| format!("{what} must be a whole number, got {text:?}"))
   }

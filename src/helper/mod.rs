@@ -39,17 +39,23 @@ struct Arguments {
   runs: u32,
 }
 
+/// The host's protocol, as it passes it first: refused unless it is this helper's.
+pub(crate) fn check_protocol(protocol: &str) -> Result<(), String> {
+  if protocol.parse::<u32>().ok() == Some(wire::PROTOCOL) {
+    return Ok(());
+  }
+  Err(format!(
+    "the host speaks protocol {protocol}, this helper {}: the addon and its helper come from different builds",
+    wire::PROTOCOL
+  ))
+}
+
 fn arguments() -> Result<Arguments, String> {
   let args: Vec<String> = std::env::args().skip(1).collect();
   let [protocol, parent, heap_mb, runs] = args.as_slice() else {
     return Err("usage: dsh-code-runtime-v8-helper <protocol> <parent pid> <heap MiB> <runs>".into());
   };
-  if protocol.parse::<u32>().ok() != Some(wire::PROTOCOL) {
-    return Err(format!(
-      "the host speaks protocol {protocol}, this helper {}: the addon and its helper come from different builds",
-      wire::PROTOCOL
-    ));
-  }
+  check_protocol(protocol)?;
   let number = |text: &str, what: &str| text.parse().map_err(|_| format!("{what} must be a number, got {text:?}"));
   Ok(Arguments {
     parent: number(parent, "the parent pid")?,

@@ -401,6 +401,11 @@ fn rule(conditions: Vec<SeccompCondition>) -> Result<SeccompRule, String> {
   SeccompRule::new(conditions).map_err(|error| format!("seccomp: {error}"))
 }
 
+/// Matches a call whose argument `arg` names another process than this one (0).
+fn not_self(arg: u8) -> Result<SeccompRule, String> {
+  rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?])
+}
+
 /// New programs, and `clone` without CLONE_THREAD (a process, not a thread).
 fn new_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
   let mut refused: BTreeMap<i64, Vec<SeccompRule>> = NEW_PROCESSES.iter().map(|&call| (call, Vec::new())).collect();
@@ -435,7 +440,6 @@ const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 /// log, and a descriptor's owner, whom the kernel signals as its data comes (`F_SETOWN`,
 /// `F_SETSIG`, `FIOSETOWN`, `SIOCSPGRP`). Each is refused unless it names this process (0).
 fn other_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
-  let not_self = |arg| -> Result<Vec<SeccompRule>, String> { Ok(vec![rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?])?]) };
   let one_of = |arg, values: &[u64]| -> Result<Vec<SeccompRule>, String> {
     values
       .iter()
@@ -447,10 +451,10 @@ fn other_process_rules() -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
       .collect()
   };
   Ok(BTreeMap::from([
-    (libc::SYS_prlimit64, not_self(0)?),
-    (libc::SYS_migrate_pages, not_self(0)?),
-    (libc::SYS_move_pages, not_self(0)?),
-    (libc::SYS_ioprio_set, not_self(1)?),
+    (libc::SYS_prlimit64, vec![not_self(0)?]),
+    (libc::SYS_migrate_pages, vec![not_self(0)?]),
+    (libc::SYS_move_pages, vec![not_self(0)?]),
+    (libc::SYS_ioprio_set, vec![not_self(1)?]),
     (libc::SYS_syslog, Vec::new()),
     (libc::SYS_fcntl, one_of(1, &[libc::F_SETOWN as u64, F_SETSIG, F_SETOWN_EX])?),
     (libc::SYS_ioctl, one_of(1, &[FIOSETOWN, SIOCSPGRP])?),
@@ -472,7 +476,6 @@ fn signal_rules(own: u64) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
 /// memory.
 fn run_process_rules() -> Result<BpfProgram, String> {
   let mut refused = new_process_rules()?;
-  let not_self = |arg| -> Result<SeccompRule, String> { rule(vec![condition(arg, SeccompCmpOp::Ne, 0)?]) };
   for call in [libc::SYS_sched_setscheduler, libc::SYS_sched_setparam, libc::SYS_sched_setaffinity, libc::SYS_sched_setattr] {
     refused.insert(call, vec![not_self(0)?]);
   }

@@ -130,6 +130,10 @@ impl RunJob {
     shared.leave();
     shared.release_clock();
     shared.deliver();
+    // The caller's thread, woken by the delivery, may have been queued behind this one, which
+    // goes on to dispose of its isolate (and prepare the next): the scheduler places a woken
+    // thread on its waker's core. Yielding lets it run now; this thread finds a core of its own.
+    std::thread::yield_now();
     // Disposing an isolate takes a while: the caller already has its result. Disposal of the
     // runtime waits for this thread (see `Pool::close`).
     drop(spent);

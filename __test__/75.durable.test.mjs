@@ -371,6 +371,30 @@ test('a completed run cannot be resumed, even if it left a call waiting', async 
   await assert.rejects(runtime.resume({ program, bindings }, done.journal, { 1: true }), { message: 'dsh-code-runtime-v8: the journal has no pending calls to resume' })
 })
 
+test('an answer the program changes is journaled as the host gave it: resumed and replayed, the run ends as it would have', async () => {
+  const options = { secret: 'a server-side secret of 32 bytes or more' }
+  const bindings = [{
+    global: 'tools',
+    functions: { get: async () => ({ count: 1, tags: ['a'] }), approve: async () => resumption()?.resolution ?? suspend({}) },
+  }]
+  const program = `const v = await tools.get({})
+v.count++
+v.tags.push('changed')
+v.toJSON = () => 'not what the host sent'
+await tools.approve({})
+v.count++
+return [v.count, v.tags]`
+  const plain = await runtime.run({ program: program.replace('await tools.approve({})', ''), bindings })
+  assert.deepStrictEqual(plain.value, [3, ['a', 'changed']])
+  const first = await runtime.runDurable({ program, bindings }, options)
+  assert.equal(first.status, 'suspended')
+  assert.deepStrictEqual(first.journal.events.find((event) => event.type === 'answer').value, { count: 1, tags: ['a'] })
+  const done = await runtime.resume({ program, bindings }, first.journal, { [first.pending[0].id]: true }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: [3, ['a', 'changed']] })
+  const replayed = await runtime.replay({ program, bindings }, done.journal, options)
+  assert.deepStrictEqual(replayed.result, done.result)
+})
+
 test('an approval never leaks into a run, durable or plain, that the approved binding starts', async () => {
   const options = { secret: 'a server-side secret of 32 bytes or more' }
   const seen = []

@@ -243,6 +243,11 @@ export class DurableAttempt {
       events: [],
     }
     this.events = [...this.base.events]
+    /**
+     * With a secret, the canonical text of each event this attempt recorded, made as it came (the
+     * host waits on the isolate meanwhile): what is signed.
+     */
+    this.eventTexts = []
     this.bytes = given?.eventBytes ?? 2
     this.payloads = new Map(pendingOf(this.base).map(({ id, payload }) => [id, payload]))
     this.suspended = false
@@ -275,10 +280,10 @@ export class DurableAttempt {
     this.run = run
   }
 
-  /** Ends the attempt early, keeping what the program printed. */
+  /** Ends the attempt early as `failure`, keeping what the program printed. */
   stop(failure) {
     this.failure ??= failure
-    this.run?.abort(failure ?? 'suspended')
+    this.run?.abort(failure)
   }
 
   /** The control namespace: `{ events, call?, done?, suspend?, replayed? }` from the isolate. */
@@ -287,7 +292,13 @@ export class DurableAttempt {
     try {
       message = JSON.parse(argsJson)
       for (const event of message.events) {
-        this.bytes += jsonBytes(event) + 1
+        if (this.checked.secret === undefined) {
+          this.bytes += jsonBytes(event) + 1
+        } else {
+          const { text, bytes } = canonicalText(event)
+          this.bytes += bytes + 1
+          this.eventTexts.push(text)
+        }
         this.events.push(event)
       }
     } catch (error) {
@@ -299,10 +310,8 @@ export class DurableAttempt {
       this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
     }
     if (message?.replayed) this.replayMs = performance.now() - this.startedAt
-    if (message?.suspend && this.failure === undefined) {
-      this.suspended = true
-      this.stop()
-    }
+    // The isolate ends the attempt itself once this is answered.
+    if (message?.suspend && this.failure === undefined) this.suspended = true
     if (message?.call === undefined) return 'Vnull'
     // An attempt that has failed calls no more bindings.
     if (this.failure !== undefined) return rejection(this.failure)
@@ -333,7 +342,11 @@ export class DurableAttempt {
   /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
   journal(spentMs, completed) {
     const body = { ...this.base, events: this.events, spentMs, completed }
-    return this.checked.secret === undefined ? body : { ...body, signature: sign(body, this.checked.secret) }
+    if (this.checked.secret === undefined) return body
+    const recorded = this.eventTexts.join(',')
+    const given = this.eventsText.slice(1, -1)
+    const eventsText = `[${given}${given !== '' && recorded !== '' ? ',' : ''}${recorded}]`
+    return { ...body, signature: sign(body, this.checked.secret, eventsText) }
   }
 }
 

@@ -75,7 +75,7 @@ deno_core::extension!(
     structured_clone::op_dsh_structured_clone,
   ],
   esm_entry_point = "ext:dsh/main.js",
-  esm = [dir "src/js", "source_text.js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "intl_memory.js", "locale_list.js", "listing_guards.js", "web.js", "binding_calls.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "lockdown.js", "warm_up.js", "main.js"],
+  esm = [dir "src/js", "source_text.js", "inspect.js", "abstract_ops.js", "interruptible.js", "long_strings.js", "polling.js", "intl_memory.js", "locale_list.js", "listing_guards.js", "web.js", "binding_calls.js", "immediates.js", "durable.js", "buffer.js", "world.js", "node_errors.js", "lockdown.js", "warm_up.js", "main.js"],
   options = { blobs: Arc<CountedBlobStore>, buffers: Arc<BufferBudget> },
   middleware = |op| match op.name {
     "op_blob_create_part" => op.with_implementation_from(&ops::op_dsh_blob_create_part()),

@@ -14,14 +14,17 @@ import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { send as sendCall, takeWaiting } from 'ext:dsh/binding_calls.js';
+import { queueImmediateCall } from 'ext:dsh/immediates.js';
 
-const { op_dsh_args_json, op_dsh_text_sha256, op_void_async_deferred } = core.ops;
+const { op_dsh_text_sha256 } = core.ops;
 const { createTimer, cancelTimer } = core;
 
+const ArrayPrototypeJoin = Array.prototype.join;
 const ArrayPrototypePush = Array.prototype.push;
 const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
 const DateNow = Date.now;
+const JSONStringify = JSON.stringify;
 const DatePrototypeToString = Date.prototype.toString;
 const MapCtor = Map;
 const MapPrototypeDelete = Map.prototype.delete;
@@ -103,10 +106,11 @@ const randomSource = (function randomSource(seedHex) {
 
 /**
  * Starts durable mode for this isolate's run, before the program: `config` is the host's
- * `{ seed, startTime, events, replayOnly, control, maxEvents }`; `failWith(message)` ends the run as an
+ * `{ seed, startTime, events, replayOnly, control, maxEvents }`; `end()` ends the run with no value
+ * (once the host knows it is suspended); `failWith(message)` ends the run as an
  * exception with that message.
  */
-export const begin = (function begin(config, failWith) {
+export const begin = (function begin(config, end, failWith) {
   run = {
     journal: config.events,
     cursor: 0,
@@ -132,6 +136,7 @@ export const begin = (function begin(config, failWith) {
     idleTurns: 0,
     pumpAt: Infinity,
     finished: false,
+    end,
     failWith,
     events: config.events.length,
     maxEvents: config.maxEvents,
@@ -293,13 +298,15 @@ const installWorld = (function installWorld() {
 // ---- the host ----
 
 /**
- * Sends what was recorded since the last sync, with `extra`; resolves the host's tagged answer.
- * Messages reach the host in the order they were made, each after those waiting for room before it.
+ * Sends what was recorded since the last sync, with `extra` (the text of the message's other
+ * fields, each with its leading comma); resolves the host's tagged answer. Messages reach the host
+ * in the order they were made, each after those waiting for room before it.
  */
 const sync = (function sync(extra) {
-  const message = { events: run.recorded, ...extra };
+  const events = run.recorded;
   run.recorded = [];
-  return sendCall(run.control, 0, op_dsh_args_json(message), false, message);
+  const text = `{"events":[${ReflectApply(ArrayPrototypeJoin, events, [','])}]${extra}}`;
+  return sendCall(run.control, 0, text, false, events);
 });
 
 /**
@@ -310,17 +317,21 @@ const syncLast = (function syncLast() {
   const events = [];
   const waiting = takeWaiting();
   for (let m = 0; m < waiting.length; m++) {
-    const message = waiting[m];
-    for (let i = 0; i < message.events.length; i++) events[events.length] = message.events[i];
+    const recorded = waiting[m];
+    for (let i = 0; i < recorded.length; i++) events[events.length] = recorded[i];
   }
   for (let i = 0; i < run.recorded.length; i++) events[events.length] = run.recorded[i];
   run.recorded = [];
-  return sendCall(run.control, 0, op_dsh_args_json({ events, done: true }), true);
+  return sendCall(run.control, 0, `{"events":[${ReflectApply(ArrayPrototypeJoin, events, [','])}],"done":true}`, true);
 });
 
-const record = (function record(event) {
-  event.t = run.now;
-  ReflectApply(ArrayPrototypePush, run.recorded, [event]);
+/**
+ * Records an event: `fields` is its JSON text without the closing brace, to which its time is
+ * added. Kept as text, written when it happened: a value the program is given and then changes
+ * is journaled as it was given.
+ */
+const record = (function record(fields) {
+  ReflectApply(ArrayPrototypePush, run.recorded, [`${fields},"t":${run.now}}`]);
   // Counted here too: events between two syncs (timers, say) must not pile up past the cap.
   if (++run.events > run.maxEvents && !run.finished) {
     run.finished = true;
@@ -378,32 +389,36 @@ export const call = (function call(namespaceIndex, nameIndex, global, name, args
     return promise;
   }
   ReflectApply(MapPrototypeSet, run.calls, [id, pending]);
-  record({ type: 'call', id, global, name, argsHash });
+  record(`{"type":"call","id":${id},"global":${JSONStringify(global)},"name":${JSONStringify(name)},"argsHash":"${argsHash}"`);
   send(pending, false);
   return promise;
 });
 
 const send = (function send(pending, resumed) {
-  const answer = sync({ call: [pending.id, pending.namespaceIndex, pending.nameIndex, pending.argsJson, resumed] });
-  // The host's envelope (`V{ v | e | s }`), or a rejection of the call itself (`E"message"`: a bound
-  // on calls in flight), or the op's failure.
+  const answer = sync(`,"call":[${pending.id},${pending.namespaceIndex},${pending.nameIndex},${JSONStringify(pending.argsJson)},${resumed}]`);
+  // The host's envelope, `V{"v":value}`, `V{"e":"message"}` or `V{"s":payload}`, whose JSON is
+  // kept as text; or a rejection of the call itself (`E"message"`: a bound on calls in flight);
+  // or the op's failure.
   ReflectApply(PromisePrototypeThen, answer, [
     (tagged) => {
-      const body = JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1]));
-      arrived(pending, tagged[0] === 'V' ? body : { e: body });
+      if (tagged[0] === 'V') arrived(pending, tagged[3], ReflectApply(StringPrototypeSlice, tagged, [6, -1]));
+      else arrived(pending, 'e', ReflectApply(StringPrototypeSlice, tagged, [1]));
     },
-    (error) => arrived(pending, { e: `${error?.message ?? error}` }),
+    (error) => arrived(pending, 'e', JSONStringify(`${error?.message ?? error}`)),
   ]);
 });
 
-/** The host's answer to a live call, taken when the program next has nothing else to run. */
-const arrived = (function arrived(pending, envelope) {
+/**
+ * The host's answer to a live call (`kind` 'v', 'e' or 's', and the JSON text of its value,
+ * message or payload), taken when the program next has nothing else to run.
+ */
+const arrived = (function arrived(pending, kind, text) {
   if (run.finished) return;
-  if ('s' in envelope) {
+  if (kind === 's') {
     markSuspended(pending);
-    record({ type: 'suspended', id: pending.id, args: JSONParse(pending.argsJson), payload: envelope.s });
+    record(`{"type":"suspended","id":${pending.id},"args":${pending.argsJson},"payload":${text}`);
   } else {
-    ReflectApply(ArrayPrototypePush, run.arrivals, [{ pending, envelope, at: liveNow() }]);
+    ReflectApply(ArrayPrototypePush, run.arrivals, [{ pending, kind, text, at: liveNow() }]);
   }
   schedulePump(0);
 });
@@ -421,14 +436,14 @@ const forget = (function forget(pending) {
   if (pending.suspended) run.suspendedCalls--;
 });
 
-const deliver = (function deliver(pending, envelope) {
+const deliver = (function deliver(pending, kind, text) {
   forget(pending);
-  if ('e' in envelope) {
-    record({ type: 'rejection', id: pending.id, message: envelope.e });
-    pending.reject(pending.makeError(envelope.e));
+  if (kind === 'e') {
+    record(`{"type":"rejection","id":${pending.id},"message":${text}`);
+    pending.reject(pending.makeError(JSONParse(text)));
   } else {
-    record({ type: 'answer', id: pending.id, value: envelope.v });
-    pending.resolve(envelope.v);
+    record(`{"type":"answer","id":${pending.id},"value":${text}`);
+    pending.resolve(JSONParse(text));
   }
 });
 
@@ -457,7 +472,7 @@ const earliestTimer = (function earliestTimer() {
 });
 
 const fire = (function fire(timer, live) {
-  if (live) record({ type: 'timer', id: timer.id });
+  if (live) record(`{"type":"timer","id":${timer.id}`);
   if (timer.repeat) {
     timer.due = run.now + timer.delay;
     timer.sequence = run.timerSequence++;
@@ -480,9 +495,9 @@ export const onTimerError = (function onTimerError(report) {
   reportTimerError = report;
 });
 
-// The pump runs in a turn of its own: at once as a deferred op's completion, which the event loop
-// delivers only after the program's microtasks (a zero-delay timer waits for the clock's next
-// millisecond), or as a timer when it waits for one.
+// The pump runs in a turn of its own: at once as an immediate, which the event loop runs only after
+// the program's microtasks (and one queued by the pump itself in the next turn), or as a timer when
+// it waits for one.
 const schedulePump = (function schedulePump(delay) {
   if (run.finished) return;
   if (delay === 0) {
@@ -493,7 +508,7 @@ const schedulePump = (function schedulePump(delay) {
       run.pumpAt = Infinity;
     }
     run.pumpSoon = true;
-    ReflectApply(PromisePrototypeThen, op_void_async_deferred(), [pumpSoon]);
+    queueImmediateCall(pumpSoon);
     return;
   }
   if (run.pumpSoon) return;
@@ -583,7 +598,7 @@ const goLive = (function goLive() {
   run.liveOffset = run.now;
   run.liveStart = RealNow();
   // The host reports how long the replay took.
-  if (run.journal.length > 0) ReflectApply(PromisePrototypeThen, sync({ replayed: true }), [ignore, ignore]);
+  if (run.journal.length > 0) ReflectApply(PromisePrototypeThen, sync(',"replayed":true'), [ignore, ignore]);
   if (!run.replayOnly) {
     // Calls that were waiting for approval are made again: the host answers them if it has a
     // resolution, or says they still wait.
@@ -606,7 +621,7 @@ const liveStep = (function liveStep() {
   if (arrival !== undefined && (timer === undefined || arrival.at <= timer.due)) {
     ReflectApply(ArrayPrototypeShift, run.arrivals, []);
     run.now = MathMax(run.now, arrival.at);
-    deliver(arrival.pending, arrival.envelope);
+    deliver(arrival.pending, arrival.kind, arrival.text);
     // A turn of its own only when the next step may have something to do: an arrival, a timer
     // (each schedules the pump as it comes), or a suspension to decide once the program has run.
     if (run.arrivals.length > 0 || run.suspendedCalls > 0 || run.replayOnly
@@ -630,8 +645,8 @@ const liveStep = (function liveStep() {
   } else if (run.replayOnly && waiting) {
     diverge(undefined, 'calls waiting for answers the journal does not have');
   } else if (!waiting && suspended) {
-    // Nothing but approvals left to wait for: the host ends this attempt and keeps the journal.
+    // Nothing but approvals left to wait for: once the host has the journal, the attempt ends.
     run.finished = true;
-    ReflectApply(PromisePrototypeThen, sync({ suspend: true }), [ignore, ignore]);
+    ReflectApply(PromisePrototypeThen, sync(',"suspend":true'), [run.end, run.end]);
   }
 });

@@ -7,6 +7,7 @@ import { inspect } from 'ext:dsh/inspect.js';
 import { performance, setTimeOrigin } from 'ext:dsh/web.js';
 import * as durable from 'ext:dsh/durable.js';
 import { send } from 'ext:dsh/binding_calls.js';
+import { queueImmediateCall } from 'ext:dsh/immediates.js';
 import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
 import { forInKeys, parameterKey, poll, spreadable, spreadableEach } from 'ext:dsh/listing_guards.js';
@@ -27,10 +28,7 @@ const {
   cancelTimer,
   getAsyncContext,
   queueNextTick,
-  queueImmediate,
   clearImmediate: dequeueImmediate,
-  immediateRefCount,
-  kRefed,
 } = core;
 const nativeQueueMicrotask = globalThis.queueMicrotask;
 
@@ -195,26 +193,6 @@ function schedule(callback, delay, args, repeat, immediate = false) {
   return id;
 }
 
-// deno_core's immediate queue, drained in its event loop's check phase as Node's is (a zero-delay
-// timer waits for the next millisecond of tokio's clock, about 2 ms here). The entry has every
-// field deno_core reads as its own and no prototype, so a program's Object.prototype reaches none.
-function queueImmediateCall(fire) {
-  const entry = {
-    __proto__: null,
-    _idleNext: null,
-    _idlePrev: null,
-    _onImmediate: fire,
-    _argv: undefined,
-    _destroyed: false,
-    asyncId: undefined,
-    triggerAsyncId: undefined,
-    [kRefed]: true,
-  };
-  immediateRefCount(true);
-  queueImmediate(entry);
-  return entry;
-}
-
 function unschedule(id) {
   if (durable.isDurable()) {
     durable.unschedule(id);
@@ -315,7 +293,7 @@ export const start = (function start(program, namespacesJson, guarded) {
   const durableRun = namespaces.durable;
   if (durableRun !== undefined) {
     namespaces = namespaces.namespaces;
-    durable.begin(durableRun, op_dsh_settle_thrown);
+    durable.begin(durableRun, () => op_dsh_settle_value(undefined), op_dsh_settle_thrown);
   }
   const objects = [];
   const errorClasses = [];

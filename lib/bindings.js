@@ -95,13 +95,17 @@ export function startBindingWith(namespaces, names, namespaceIndex, nameIndex, a
   }
 }
 
-/** `startBinding`, awaited: `{ value }` as it resolved, or `{ failure }`. */
-export async function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
+/**
+ * `startBinding`, settled as `await` would settle it: `{ value }` as it resolved, or `{ failure }`;
+ * a promise of either, or the failure itself when the call could not start.
+ */
+export function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
   const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption)
   if ('failure' in started) return started
   try {
-    return { value: await started.returned }
+    return Promise.resolve(started.returned).then((value) => ({ value }), (error) => ({ failure: describeFailure(error) }))
   } catch (error) {
+    // A getter of a promise's `constructor`.
     return { failure: describeFailure(error) }
   }
 }
@@ -125,14 +129,22 @@ export function planBindings(namespaces, run, control) {
     ...namespaces.filter(({ errorClass }) => errorClass).map(({ errorClass }) => errorClass.name),
     'console',
   ]
-  const serveControl = async (argsJson) => control(argsJson)
   // Outside any resumption: a run started inside a resumed binding is served with none, whatever
   // its answers' getters or thenables call.
   const dispatch = (call, namespaceIndex, nameIndex, argsJson) => resumed.exit(() => inTurn(() => {
     const answer = (tagged) => run.answer(call, tagged)
     const fail = (error) => answer(failure(describeFailure(error)))
     if (namespaceIndex === namespaces.length && control) {
-      serveControl(argsJson).then(answer, fail)
+      // The tagged text at once, or a promise of it while a binding call is served.
+      let reply
+      try {
+        reply = control(argsJson)
+      } catch (error) {
+        fail(error)
+        return
+      }
+      if (typeof reply === 'string') answer(reply)
+      else reply.then(answer, fail)
       return
     }
     if (run.stopped()) return

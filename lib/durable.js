@@ -254,8 +254,7 @@ export class DurableAttempt {
     this.failure = undefined
     this.run = undefined
     this.names = undefined
-    this.startedAt = performance.now()
-    /** Wall time until the isolate had replayed the whole journal; 0 for a fresh run. */
+    /** Wall time from the program's start until the isolate had replayed the whole journal; 0 for a fresh run. */
     this.replayMs = 0
   }
 
@@ -286,8 +285,11 @@ export class DurableAttempt {
     this.run?.abort(failure)
   }
 
-  /** The control namespace: `{ events, call?, done?, suspend?, replayed? }` from the isolate. */
-  control = async (argsJson) => {
+  /**
+   * The control namespace: `{ events, call?, done?, suspend?, replayed? }` from the isolate. Its
+   * tagged answer, or a promise of it while a binding call is served.
+   */
+  control = (argsJson) => {
     let message
     try {
       message = JSON.parse(argsJson)
@@ -309,7 +311,8 @@ export class DurableAttempt {
     } else if (this.bytes > this.checked.maxBytes) {
       this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
     }
-    if (message?.replayed) this.replayMs = performance.now() - this.startedAt
+    const replayed = message?.replayed
+    if (typeof replayed === 'number' && replayed >= 0) this.replayMs = replayed
     // The isolate ends the attempt itself once this is answered.
     if (message?.suspend && this.failure === undefined) this.suspended = true
     if (message?.call === undefined) return 'Vnull'
@@ -318,17 +321,21 @@ export class DurableAttempt {
     return this.serve(message.call)
   }
 
-  async serve([id, namespaceIndex, nameIndex, argsJson, again]) {
+  /** A binding call's tagged answer, or a promise of it. */
+  serve([id, namespaceIndex, nameIndex, argsJson, again]) {
     if (this.replayOnly) return rejection('a replay calls no binding')
-    let outcome
+    let context
     if (again) {
       // A call that waited for approval: called again only once the caller has resolved it.
       if (!this.resolutions.has(id)) return `V${JSON.stringify({ s: this.payloads.get(id) ?? null })}`
-      const context = { id, runId: this.base.runId, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
-      outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson, context)
-    } else {
-      outcome = await invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson)
+      context = { id, runId: this.base.runId, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
     }
+    const outcome = invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson, context)
+    return 'failure' in outcome ? rejection(outcome.failure) : outcome.then((settled) => this.answerOf(id, settled))
+  }
+
+  /** The tagged answer to call `id`, whose binding settled as `outcome`. */
+  answerOf(id, outcome) {
     if ('failure' in outcome) return rejection(outcome.failure)
     if (outcome.value instanceof Suspension) {
       this.payloads.set(id, outcome.value.payload)

@@ -597,8 +597,8 @@ const goLive = (function goLive() {
   run.live = true;
   run.liveOffset = run.now;
   run.liveStart = RealNow();
-  // The host reports how long the replay took.
-  if (run.journal.length > 0) ReflectApply(PromisePrototypeThen, sync(',"replayed":true'), [ignore, ignore]);
+  // How long the replay took, from the program's start, for the host to report.
+  if (run.journal.length > 0) ReflectApply(PromisePrototypeThen, sync(`,"replayed":${RealNow()}`), [ignore, ignore]);
   if (!run.replayOnly) {
     // Calls that were waiting for approval are made again: the host answers them if it has a
     // resolution, or says they still wait.

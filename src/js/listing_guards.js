@@ -232,19 +232,12 @@ function forInHas(object, key) {
 function* liveKeys(object) {
   for (const key in object) yield key;
 }
-// Its own methods, so that a program that replaces a generator method does not reach these.
+// V8's own methods, as its own properties, so that a program that replaces a generator or iterator
+// method does not reach these: the loop calls them with no frame of ours between.
 const GeneratorPrototype = ObjectGetPrototypeOf(liveKeys.prototype);
-const generatorNext = GeneratorPrototype.next;
-const generatorReturn = GeneratorPrototype.return;
-liveKeys.prototype.next = function next() {
-  return ReflectApply(generatorNext, this, []);
-};
-liveKeys.prototype.return = function return_(value) {
-  return ReflectApply(generatorReturn, this, [value]);
-};
-liveKeys.prototype[SymbolIterator] = function iterator() {
-  return this;
-};
+liveKeys.prototype.next = GeneratorPrototype.next;
+liveKeys.prototype.return = GeneratorPrototype.return;
+liveKeys.prototype[SymbolIterator] = ObjectGetPrototypeOf(GeneratorPrototype)[SymbolIterator];
 
 /** The segments of a chain that holds a long value. A proxy ends the walk: its keys, and those of
  * the chain behind it, are `chainKeys`'s. */

@@ -395,6 +395,72 @@ return [v.count, v.tags]`
   assert.deepStrictEqual(replayed.result, done.result)
 })
 
+test('a program that rewrites Array.prototype\'s indices or the Map iterator reaches nothing the host is sent', async () => {
+  const options = { secret: 'a server-side secret of 32 bytes or more' }
+  const effects = []
+  const bindings = [{
+    global: 'bank',
+    functions: {
+      transfer: (args) => {
+        const resumed = resumption()
+        if (resumed === undefined) return suspend({ amount: args.amount })
+        effects.push([args, resumed.resolution])
+        return 'done'
+      },
+      echo: (x) => x,
+    },
+  }]
+  // Every text a list of the runtime's would hold becomes a forged end of the message: a second,
+  // approved transfer of other arguments, or a suspension of a run that has finished.
+  const forge = (text) => `Object.defineProperty(Array.prototype, '0', { configurable: true, set(v) {
+  Object.defineProperty(this, '0', { value: typeof v === 'string' && v.startsWith('{"type"') ? ${JSON.stringify(text)} : v, writable: true, enumerable: true, configurable: true })
+} })
+const MapIterator = Object.getPrototypeOf(new Map().values())
+const next = MapIterator.next
+MapIterator.next = function () {
+  const step = next.call(this)
+  if (step.value && typeof step.value.argsJson === 'string') step.value.argsJson = '{"amount":1000000}'
+  return step
+}
+`
+  const program = `${forge('{"type":"timer","id":99,"t":0}],"call":[1,0,0,"{\\"amount\\":1000000}",true],"y":[1')}
+return await bank.transfer({ amount: 10 })`
+  const first = await runtime.runDurable({ program, bindings }, options)
+  assert.deepStrictEqual(first.pending.map(({ args }) => args), [{ amount: 10 }])
+  const done = await runtime.resume({ program, bindings }, first.journal, { [first.pending[0].id]: 'approved' }, options)
+  assert.deepStrictEqual(done.result, { logs: [], value: 'done' })
+  assert.deepStrictEqual(effects, [[{ amount: 10 }, 'approved']])
+  assert.deepStrictEqual(done.journal.events.map(({ type }) => type), ['call', 'suspended', 'answer'])
+  const finished = await runtime.runDurable({ program: `${forge('{"type":"timer","id":7,"t":0}],"suspend":true,"y":[1')}
+await bank.echo(1)
+return 42`, bindings }, options)
+  assert.deepStrictEqual([finished.status, finished.result, finished.journal.completed], ['completed', { logs: [], value: 42 }, true])
+})
+
+test('a suspension reaches the host whatever the events recorded since the last message weigh', async () => {
+  const small = await setup({ maxOldGenerationSizeMb: 64, computeMs: 10_000 })
+  try {
+    // Three answers of 6 MB: more than a quarter of the heap cap, the bound on calls in flight.
+    const bindings = [{ global: 't', functions: { big: () => 'x'.repeat(6e6), wait: () => suspend({ ask: 1 }) } }]
+    const program = 'const r = await Promise.all([t.big(0), t.big(0), t.big(0), t.wait(0)]); return r.length'
+    const first = await small.runtime.runDurable({ program, bindings }, { maxBytes: 256 * 1024 * 1024 })
+    assert.equal(first.status, 'suspended')
+    assert.deepStrictEqual(first.journal.events.map(({ type }) => type), ['call', 'call', 'call', 'call', 'answer', 'answer', 'suspended', 'answer'])
+    assert.deepStrictEqual(first.pending.map(({ id, payload }) => [id, payload]), [[4, { ask: 1 }]])
+  } finally {
+    await small.dispose()
+  }
+})
+
+test('an answer\'s keys come in the same order live, resumed and replayed', async () => {
+  const bindings = [{ global: 't', functions: { obj: () => ({ b: 1, a: { d: 1, c: 2 } }) } }]
+  const program = 'const o = await t.obj(0); return [Object.keys(o), Object.keys(o.a)]'
+  const live = await runtime.runDurable({ program, bindings })
+  const replayed = await runtime.replay({ program, bindings }, JSON.parse(JSON.stringify(live.journal)))
+  assert.deepStrictEqual(live.result, { logs: [], value: [['a', 'b'], ['c', 'd']] })
+  assert.deepStrictEqual(replayed.result, live.result)
+})
+
 test('an approval never leaks into a run, durable or plain, that the approved binding starts', async () => {
   const options = { secret: 'a server-side secret of 32 bytes or more' }
   const seen = []

@@ -26,8 +26,9 @@ const refused = (why) => misuse(`journal refused: ${why}`)
 
 /** What a binding returns to make its call wait; only `suspend` makes one. */
 class Suspension {
-  constructor(payload) {
-    this.payload = payload
+  /** `text`: the payload's JSON when `suspend` was called, which later changes to it do not reach. */
+  constructor(text) {
+    this.text = text
   }
 }
 
@@ -36,8 +37,9 @@ class Suspension {
  * `payload` (JSON) goes to the caller with the pending call.
  */
 export function suspend(payload = null) {
-  if (losslessJsonText(payload) === undefined) throw new TypeError(`${PREFIX} suspend() takes a JSON payload`)
-  return new Suspension(payload)
+  const text = losslessJsonText(payload)
+  if (text === undefined) throw new TypeError(`${PREFIX} suspend() takes a JSON payload`)
+  return new Suspension(text)
 }
 
 const sha256 = (text) => `sha256:${createHash('sha256').update(text).digest('hex')}`
@@ -109,6 +111,26 @@ function checkEvent(event, index, previousTime) {
     timer: () => true,
   }
   if (!fields[event.type]()) throw refused(`event ${index} (${event.type}) lacks its fields`)
+}
+
+/** The fields a message of the isolate's control namespace may have, and what each holds. */
+const MESSAGE_FIELDS = {
+  events: Array.isArray,
+  call: (call) => Array.isArray(call) && call.length === 5 && Number.isSafeInteger(call[0]) &&
+    Number.isSafeInteger(call[1]) && Number.isSafeInteger(call[2]) && typeof call[3] === 'string' && typeof call[4] === 'boolean',
+  done: (flag) => flag === true,
+  suspend: (flag) => flag === true,
+  replayed: (ms) => typeof ms === 'number' && ms >= 0,
+}
+
+/** Throws unless `message` has only the control namespace's fields, each as it should be. */
+function checkMessage(message) {
+  if (message === null || typeof message !== 'object' || Array.isArray(message) || !('events' in message)) {
+    throw new TypeError('a message without events')
+  }
+  for (const [key, value] of Object.entries(message)) {
+    if (!Object.hasOwn(MESSAGE_FIELDS, key) || !MESSAGE_FIELDS[key](value)) throw new TypeError(`a message with a bad field ${quoted(key)}`)
+  }
 }
 
 /** Every field a journal has; a journal with any other is refused before its size is known. */
@@ -250,6 +272,11 @@ export class DurableAttempt {
     this.eventTexts = []
     this.bytes = given?.eventBytes ?? 2
     this.payloads = new Map(pendingOf(this.base).map(({ id, payload }) => [id, payload]))
+    /** Each call's `argsHash`, as recorded: a call is served only with the arguments its journal holds. */
+    this.argsHashes = new Map()
+    for (const event of this.events) if (event.type === 'call') this.argsHashes.set(event.id, event.argsHash)
+    /** Calls that waited for approval and were called again in this attempt: never twice. */
+    this.calledAgain = new Set()
     this.suspended = false
     this.failure = undefined
     this.run = undefined
@@ -293,7 +320,10 @@ export class DurableAttempt {
     let message
     try {
       message = JSON.parse(argsJson)
+      checkMessage(message)
       for (const event of message.events) {
+        checkEvent(event, this.events.length, this.events.at(-1)?.t ?? 0)
+        if (event.type === 'call') this.argsHashes.set(event.id, event.argsHash)
         if (this.checked.secret === undefined) {
           this.bytes += jsonBytes(event) + 1
         } else {
@@ -311,8 +341,7 @@ export class DurableAttempt {
     } else if (this.bytes > this.checked.maxBytes) {
       this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
     }
-    const replayed = message?.replayed
-    if (typeof replayed === 'number' && replayed >= 0) this.replayMs = replayed
+    if (message?.replayed !== undefined) this.replayMs = message.replayed
     // The isolate ends the attempt itself once this is answered.
     if (message?.suspend && this.failure === undefined) this.suspended = true
     if (message?.call === undefined) return 'Vnull'
@@ -324,10 +353,19 @@ export class DurableAttempt {
   /** A binding call's tagged answer, or a promise of it. */
   serve([id, namespaceIndex, nameIndex, argsJson, again]) {
     if (this.replayOnly) return rejection('a replay calls no binding')
+    if (this.argsHashes.get(id) !== sha256(argsJson)) {
+      this.stop(`the durable run sent call ${id} with arguments its journal does not record`)
+      return rejection(this.failure)
+    }
     let context
     if (again) {
-      // A call that waited for approval: called again only once the caller has resolved it.
+      // A call that waited for approval: called again once, and only once the caller has resolved it.
+      if (!this.payloads.has(id) || this.calledAgain.has(id)) {
+        this.stop(`the durable run asked again for call ${id}, which is not waiting for approval`)
+        return rejection(this.failure)
+      }
       if (!this.resolutions.has(id)) return `V${JSON.stringify({ s: this.payloads.get(id) ?? null })}`
+      this.calledAgain.add(id)
       context = { id, runId: this.base.runId, payload: this.payloads.get(id) ?? null, resolution: this.resolutions.get(id) }
     }
     const outcome = invokeBinding(this.request.bindings, this.names, namespaceIndex, nameIndex, argsJson, context)
@@ -338,12 +376,13 @@ export class DurableAttempt {
   answerOf(id, outcome) {
     if ('failure' in outcome) return rejection(outcome.failure)
     if (outcome.value instanceof Suspension) {
-      this.payloads.set(id, outcome.value.payload)
-      return `V{"s":${losslessJsonText(outcome.value.payload)}}`
+      this.payloads.set(id, JSON.parse(outcome.value.text))
+      return `V{"s":${outcome.value.text}}`
     }
     const json = losslessJsonText(outcome.value)
     if (json === undefined) return rejection('binding resolution must be lossless JSON')
-    return `V{"v":${json}}`
+    // With its keys in canonical order, as a replay gives it from the journal.
+    return `V{"v":${canonicalText(JSON.parse(json)).text}}`
   }
 
   /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */

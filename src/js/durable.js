@@ -19,7 +19,6 @@ import { queueImmediateCall } from 'ext:dsh/immediates.js';
 const { op_dsh_text_sha256 } = core.ops;
 const { createTimer, cancelTimer } = core;
 
-const ArrayPrototypeJoin = Array.prototype.join;
 const ArrayPrototypePush = Array.prototype.push;
 const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
@@ -31,6 +30,7 @@ const MapPrototypeDelete = Map.prototype.delete;
 const MapPrototypeGet = Map.prototype.get;
 const MapPrototypeSet = Map.prototype.set;
 const MapPrototypeValues = Map.prototype.values;
+const MapIteratorPrototypeNext = Object.getPrototypeOf(new Map().values()).next;
 const MapPrototypeGetSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
 const MathFloor = Math.floor;
 const MathMax = Math.max;
@@ -39,6 +39,7 @@ const NumberCtor = Number;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const PromiseCtor = Promise;
 const PromisePrototypeThen = Promise.prototype.then;
 const RealNow = performance.now.bind(performance);
@@ -82,6 +83,30 @@ const diverge = (function diverge(expected, found) {
   run.failWith(`the run diverged from its journal at event ${run.cursor}: expected ${describe(expected)}, found ${found}`);
 });
 
+// Everything the runtime keeps for itself after the program has started is out of the program's
+// reach: a list has no prototype (a setter a program puts on Array.prototype's indices would see what
+// is pushed), a Map is walked with its iterator's own method, and the journal is read within its length.
+
+/** An empty list with no prototype. */
+const list = (function list() {
+  return ObjectSetPrototypeOf([], null);
+});
+
+/** `map`'s values, in order, as a list. */
+const valuesOf = (function valuesOf(map) {
+  const values = list();
+  const iterator = ReflectApply(MapPrototypeValues, map, []);
+  for (let step = ReflectApply(MapIteratorPrototypeNext, iterator, []); !step.done; step = ReflectApply(MapIteratorPrototypeNext, iterator, [])) {
+    values[values.length] = step.value;
+  }
+  return values;
+});
+
+/** The journal's event at `index`, or undefined past its end. */
+const journalAt = (function journalAt(index) {
+  return index < run.journal.length ? run.journal[index] : undefined;
+});
+
 const hexByte = (byte) => ReflectApply(StringPrototypePadStart, ReflectApply(NumberPrototypeToString, byte, [16]), [2, '0']);
 
 
@@ -122,7 +147,8 @@ export const begin = (function begin(config, end, failWith) {
     liveOffset: 0,
     liveStart: 0,
     random: randomSource(config.seed),
-    recorded: [],
+    /** The events recorded since the last message, as JSON text joined by commas. */
+    recorded: '',
     calls: new MapCtor(),
     /** Of `calls`, those that wait for the caller's resolution. */
     suspendedCalls: 0,
@@ -130,7 +156,7 @@ export const begin = (function begin(config, end, failWith) {
     timers: new MapCtor(),
     nextTimerId: 1,
     timerSequence: 0,
-    arrivals: [],
+    arrivals: list(),
     pump: null,
     pumpSoon: false,
     idleTurns: 0,
@@ -302,11 +328,10 @@ const installWorld = (function installWorld() {
  * fields, each with its leading comma); resolves the host's tagged answer. Messages reach the host
  * in the order they were made, each after those waiting for room before it.
  */
-const sync = (function sync(extra) {
+const sync = (function sync(extra, forced = false) {
   const events = run.recorded;
-  run.recorded = [];
-  const text = `{"events":[${ReflectApply(ArrayPrototypeJoin, events, [','])}]${extra}}`;
-  return sendCall(run.control, 0, text, false, events);
+  run.recorded = '';
+  return sendCall(run.control, 0, `{"events":[${events}]${extra}}`, forced, events);
 });
 
 /**
@@ -314,15 +339,18 @@ const sync = (function sync(extra) {
  * with it, in order, and their calls are never made, as a plain run's waiting calls are not.
  */
 const syncLast = (function syncLast() {
-  const events = [];
+  let events = '';
   const waiting = takeWaiting();
-  for (let m = 0; m < waiting.length; m++) {
-    const recorded = waiting[m];
-    for (let i = 0; i < recorded.length; i++) events[events.length] = recorded[i];
-  }
-  for (let i = 0; i < run.recorded.length; i++) events[events.length] = run.recorded[i];
-  run.recorded = [];
-  return sendCall(run.control, 0, `{"events":[${ReflectApply(ArrayPrototypeJoin, events, [','])}],"done":true}`, true);
+  for (let m = 0; m < waiting.length; m++) events = joined(events, waiting[m]);
+  events = joined(events, run.recorded);
+  run.recorded = '';
+  return sendCall(run.control, 0, `{"events":[${events}],"done":true}`, true);
+});
+
+/** Two texts of events joined by a comma, either of which may be empty. */
+const joined = (function joined(before, after) {
+  if (before === '') return after;
+  return after === '' ? before : `${before},${after}`;
 });
 
 /**
@@ -331,7 +359,7 @@ const syncLast = (function syncLast() {
  * is journaled as it was given.
  */
 const record = (function record(fields) {
-  ReflectApply(ArrayPrototypePush, run.recorded, [`${fields},"t":${run.now}}`]);
+  run.recorded = joined(run.recorded, `${fields},"t":${run.now}}`);
   // Counted here too: events between two syncs (timers, say) must not pile up past the cap.
   if (++run.events > run.maxEvents && !run.finished) {
     run.finished = true;
@@ -352,7 +380,7 @@ export const flushNow = (function flushNow() {
 export const flushThen = (function flushThen(settle) {
   if (run.finished) return;
   if (run.cursor < run.journal.length) {
-    diverge(run.journal[run.cursor], 'the end of the program');
+    diverge(journalAt(run.cursor), 'the end of the program');
     return;
   }
   run.finished = true;
@@ -373,7 +401,7 @@ export const call = (function call(namespaceIndex, nameIndex, global, name, args
   });
   const pending = { id, namespaceIndex, nameIndex, global, name, argsJson, makeError, resolve, reject, suspended: false };
   if (!run.live) {
-    const expected = run.journal[run.cursor];
+    const expected = journalAt(run.cursor);
     if (expected === undefined || expected.type !== 'call' || expected.id !== id || expected.global !== global
       || expected.name !== name || expected.argsHash !== argsHash) {
       diverge(expected, describe({ type: 'call', id, global, name, argsHash }));
@@ -418,7 +446,7 @@ const arrived = (function arrived(pending, kind, text) {
     markSuspended(pending);
     record(`{"type":"suspended","id":${pending.id},"args":${pending.argsJson},"payload":${text}`);
   } else {
-    ReflectApply(ArrayPrototypePush, run.arrivals, [{ pending, kind, text, at: liveNow() }]);
+    ReflectApply(ArrayPrototypePush, run.arrivals, [{ __proto__: null, pending, kind, text, at: liveNow() }]);
   }
   schedulePump(0);
 });
@@ -465,7 +493,9 @@ export const unschedule = (function unschedule(id) {
 
 const earliestTimer = (function earliestTimer() {
   let earliest;
-  for (const timer of ReflectApply(MapPrototypeValues, run.timers, [])) {
+  const timers = valuesOf(run.timers);
+  for (let i = 0; i < timers.length; i++) {
+    const timer = timers[i];
     if (earliest === undefined || timer.due < earliest.due || (timer.due === earliest.due && timer.sequence < earliest.sequence)) earliest = timer;
   }
   return earliest;
@@ -545,7 +575,7 @@ const pump = (function pump() {
 });
 
 const replayStep = (function replayStep() {
-  const event = run.journal[run.cursor];
+  const event = journalAt(run.cursor);
   if (event === undefined) {
     goLive();
     return;
@@ -602,7 +632,9 @@ const goLive = (function goLive() {
   if (!run.replayOnly) {
     // Calls that were waiting for approval are made again: the host answers them if it has a
     // resolution, or says they still wait.
-    for (const pending of ReflectApply(MapPrototypeValues, run.calls, [])) {
+    const calls = valuesOf(run.calls);
+    for (let i = 0; i < calls.length; i++) {
+      const pending = calls[i];
       if (pending.suspended) {
         pending.suspended = false;
         run.suspendedCalls--;
@@ -611,6 +643,16 @@ const goLive = (function goLive() {
     }
   }
   schedulePump(0);
+});
+
+/** The host's answer to the suspending message: once it has the journal, the attempt ends. */
+const suspended = (function suspended(tagged) {
+  if (typeof tagged === 'string' && tagged[0] === 'V') {
+    run.end();
+  } else if (typeof tagged === 'string') {
+    run.failWith(`the durable journal could not reach the host: ${JSONParse(ReflectApply(StringPrototypeSlice, tagged, [1]))}`);
+  }
+  // Otherwise the op failed: the run has ended already.
 });
 
 const liveStep = (function liveStep() {
@@ -647,6 +689,7 @@ const liveStep = (function liveStep() {
   } else if (!waiting && suspended) {
     // Nothing but approvals left to wait for: once the host has the journal, the attempt ends.
     run.finished = true;
-    ReflectApply(PromisePrototypeThen, sync(',"suspend":true'), [run.end, run.end]);
+    // Sent whatever the bounds say, as the last message is: the host must have it.
+    ReflectApply(PromisePrototypeThen, sync(',"suspend":true', true), [suspended, suspended]);
   }
 });

@@ -96,6 +96,17 @@ function checkOptions(options = {}) {
   return { secret, seed, scopeHash, maxEvents, maxBytes }
 }
 
+/** Whether `event`, of a known type, has the fields of its type. */
+function hasItsFields(event) {
+  switch (event.type) {
+    case 'call': return typeof event.global === 'string' && typeof event.name === 'string' && typeof event.argsHash === 'string'
+    case 'answer': return 'value' in event
+    case 'rejection': return typeof event.message === 'string'
+    case 'suspended': return 'args' in event && 'payload' in event
+    default: return true
+  }
+}
+
 function checkEvent(event, index, previousTime) {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) throw refused(`event ${index} is not an object`)
   if (!EVENT_TYPES.has(event.type)) throw refused(`event ${index} has no known type`)
@@ -103,14 +114,7 @@ function checkEvent(event, index, previousTime) {
   if (typeof event.t !== 'number' || !Number.isFinite(event.t) || event.t < previousTime) {
     throw refused(`event ${index} has no valid time`)
   }
-  const fields = {
-    call: () => typeof event.global === 'string' && typeof event.name === 'string' && typeof event.argsHash === 'string',
-    answer: () => 'value' in event,
-    rejection: () => typeof event.message === 'string',
-    suspended: () => 'args' in event && 'payload' in event,
-    timer: () => true,
-  }
-  if (!fields[event.type]()) throw refused(`event ${index} (${event.type}) lacks its fields`)
+  if (!hasItsFields(event)) throw refused(`event ${index} (${event.type}) lacks its fields`)
 }
 
 /** The fields a message of the isolate's control namespace may have, and what each holds. */
@@ -353,15 +357,12 @@ export class DurableAttempt {
   /** A binding call's tagged answer, or a promise of it. */
   serve([id, namespaceIndex, nameIndex, argsJson, again]) {
     if (this.replayOnly) return rejection('a replay calls no binding')
-    if (this.argsHashes.get(id) !== sha256(argsJson)) {
-      this.stop(`the durable run sent call ${id} with arguments its journal does not record`)
-      return rejection(this.failure)
-    }
     let context
     if (again) {
-      // A call that waited for approval: called again once, and only once the caller has resolved it.
-      if (!this.payloads.has(id) || this.calledAgain.has(id)) {
-        this.stop(`the durable run asked again for call ${id}, which is not waiting for approval`)
+      // A call that waited for approval: called again once, only once the caller has resolved it, and
+      // only with the arguments its journal records.
+      if (!this.payloads.has(id) || this.calledAgain.has(id) || this.argsHashes.get(id) !== sha256(argsJson)) {
+        this.stop(`the durable run asked again for call ${id}, which is not waiting for approval with these arguments`)
         return rejection(this.failure)
       }
       if (!this.resolutions.has(id)) return `V${JSON.stringify({ s: this.payloads.get(id) ?? null })}`

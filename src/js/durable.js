@@ -19,8 +19,6 @@ import { queueImmediateCall } from 'ext:dsh/immediates.js';
 const { op_dsh_text_sha256 } = core.ops;
 const { createTimer, cancelTimer } = core;
 
-const ArrayPrototypePush = Array.prototype.push;
-const ArrayPrototypeShift = Array.prototype.shift;
 const DateCtor = Date;
 const DateNow = Date.now;
 const JSONStringify = JSON.stringify;
@@ -156,7 +154,9 @@ export const begin = (function begin(config, end, failWith) {
     timers: new MapCtor(),
     nextTimerId: 1,
     timerSequence: 0,
+    /** Answers not yet delivered, in the order they came: `arrivals[firstArrival]` on. */
     arrivals: list(),
+    firstArrival: 0,
     pump: null,
     pumpSoon: false,
     idleTurns: 0,
@@ -446,7 +446,7 @@ const arrived = (function arrived(pending, kind, text) {
     markSuspended(pending);
     record(`{"type":"suspended","id":${pending.id},"args":${pending.argsJson},"payload":${text}`);
   } else {
-    ReflectApply(ArrayPrototypePush, run.arrivals, [{ __proto__: null, pending, kind, text, at: liveNow() }]);
+    run.arrivals[run.arrivals.length] = { __proto__: null, pending, kind, text, at: liveNow() };
   }
   schedulePump(0);
 });
@@ -493,6 +493,7 @@ export const unschedule = (function unschedule(id) {
 
 const earliestTimer = (function earliestTimer() {
   let earliest;
+  if (ReflectApply(MapPrototypeGetSize, run.timers, []) === 0) return earliest;
   const timers = valuesOf(run.timers);
   for (let i = 0; i < timers.length; i++) {
     const timer = timers[i];
@@ -657,16 +658,21 @@ const suspended = (function suspended(tagged) {
 
 const liveStep = (function liveStep() {
   const timer = earliestTimer();
-  const arrival = run.arrivals[0];
+  const arrival = run.firstArrival < run.arrivals.length ? run.arrivals[run.firstArrival] : undefined;
   // A replay has nothing but the journal: once it is spent, no timer waits for its time.
   const now = run.replayOnly ? Infinity : liveNow();
   if (arrival !== undefined && (timer === undefined || arrival.at <= timer.due)) {
-    ReflectApply(ArrayPrototypeShift, run.arrivals, []);
+    if (++run.firstArrival === run.arrivals.length) {
+      run.arrivals = list();
+      run.firstArrival = 0;
+    } else {
+      run.arrivals[run.firstArrival - 1] = undefined;
+    }
     run.now = MathMax(run.now, arrival.at);
     deliver(arrival.pending, arrival.kind, arrival.text);
     // A turn of its own only when the next step may have something to do: an arrival, a timer
     // (each schedules the pump as it comes), or a suspension to decide once the program has run.
-    if (run.arrivals.length > 0 || run.suspendedCalls > 0 || run.replayOnly
+    if (run.firstArrival < run.arrivals.length || run.suspendedCalls > 0 || run.replayOnly
       || ReflectApply(MapPrototypeGetSize, run.timers, []) > 0) schedulePump(0);
     return;
   }

@@ -18,13 +18,14 @@ let first = null;
 let last = null;
 
 /**
- * Counts the call as awaiting its answer and sends it, if there is room: its answer's promise, the
- * host's tagged text (`V<json>`, `E<json message>`); `undefined` when it must wait.
+ * Counts the call as awaiting its answer, with the bytes of `counted` (its arguments), and sends
+ * `json`, if there is room: its answer's promise, the host's tagged text (`V<json>`,
+ * `E<json message>`); `undefined` when it must wait.
  */
-const trySend = (function trySend(namespaceIndex, nameIndex, json, forced) {
+const trySend = (function trySend(namespaceIndex, nameIndex, json, forced, counted) {
   let bytes;
   try {
-    bytes = op_dsh_binding_admit(json, forced);
+    bytes = op_dsh_binding_admit(counted, forced);
   } catch (error) {
     // Arguments that alone pass the bound: the call's own rejection, as the host would tag it.
     return new PromiseCtor((resolve) => resolve(`E${JSONStringify(error.message)}`));
@@ -40,7 +41,7 @@ const trySend = (function trySend(namespaceIndex, nameIndex, json, forced) {
 const sendWaiting = (function sendWaiting() {
   while (first !== null) {
     const call = first;
-    const answer = trySend(call.namespaceIndex, call.nameIndex, call.json, false);
+    const answer = trySend(call.namespaceIndex, call.nameIndex, call.json, false, call.counted);
     if (answer === undefined) return;
     first = call.next;
     if (first === null) last = null;
@@ -52,14 +53,15 @@ const sendWaiting = (function sendWaiting() {
  * Sends a binding call (`namespaceIndex`, `nameIndex`, its arguments' JSON) now, or once the calls
  * made before it are sent and there is room: resolves with the host's tagged answer. `forced`, it
  * is sent now whatever the bounds say (a durable run's last message, after `takeWaiting`). `tag`
- * is kept with a call that waits, for `takeWaiting`.
+ * is kept with a call that waits, for `takeWaiting`. `counted`, the part of `json` the bounds count
+ * (a durable run's message also carries what its journal recorded), is all of it unless given.
  */
-export const send = (function send(namespaceIndex, nameIndex, json, forced = false, tag = undefined) {
+export const send = (function send(namespaceIndex, nameIndex, json, forced = false, tag = undefined, counted = json) {
   if (forced || first === null) {
-    const answer = trySend(namespaceIndex, nameIndex, json, forced);
+    const answer = trySend(namespaceIndex, nameIndex, json, forced, counted);
     if (answer !== undefined) return answer;
   }
-  const call = { __proto__: null, namespaceIndex, nameIndex, json, resolve: undefined, tag, next: null };
+  const call = { __proto__: null, namespaceIndex, nameIndex, json, counted, resolve: undefined, tag, next: null };
   const promise = new PromiseCtor((resolve) => {
     call.resolve = resolve;
   });
@@ -67,6 +69,11 @@ export const send = (function send(namespaceIndex, nameIndex, json, forced = fal
   else last.next = call;
   last = call;
   return promise;
+});
+
+/** Whether calls wait for room. */
+export const waiting = (function waiting() {
+  return first !== null;
 });
 
 /** Takes every call still waiting out of the queue, never to be sent: their tags, in order. */

@@ -13,7 +13,7 @@ import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
-import { send as sendCall, takeWaiting } from 'ext:dsh/binding_calls.js';
+import { send as sendCall, takeWaiting, waiting as callsWait } from 'ext:dsh/binding_calls.js';
 import { queueImmediateCall } from 'ext:dsh/immediates.js';
 
 const { op_dsh_text_sha256 } = core.ops;
@@ -328,11 +328,14 @@ const installWorld = (function installWorld() {
  * fields, each with its leading comma); resolves the host's tagged answer. Messages reach the host
  * in the order they were made, each after those waiting for room before it.
  */
-const sync = (function sync(extra, forced = false) {
+const sync = (function sync(extra, forced = false, counted = '') {
   const events = run.recorded;
   run.recorded = '';
-  return sendCall(run.control, 0, `{"events":[${events}]${extra}}`, forced, events);
+  return sendCall(run.control, 0, `{"events":[${events}]${extra}}`, forced, events, counted);
 });
+
+/** Past this many characters of recorded events or of a call's arguments, the events go ahead. */
+const EVENTS_AHEAD = 1 << 16;
 
 /**
  * The run's last message, sent at once: the events of every message still waiting for room go
@@ -423,7 +426,13 @@ export const call = (function call(namespaceIndex, nameIndex, global, name, args
 });
 
 const send = (function send(pending, resumed) {
-  const answer = sync(`,"call":[${pending.id},${pending.namespaceIndex},${pending.nameIndex},${JSONStringify(pending.argsJson)},${resumed}]`);
+  // The bounds on calls in flight count a call's arguments only. Long events, or events with long
+  // arguments that the bounds may refuse, go ahead in a message of their own, sent at once, so that
+  // the journal has them whatever becomes of the call; with calls waiting they keep their place.
+  if (run.recorded !== '' && !callsWait() && (run.recorded.length > EVENTS_AHEAD || pending.argsJson.length > EVENTS_AHEAD)) {
+    ReflectApply(PromisePrototypeThen, sync('', true), [ignore, ignore]);
+  }
+  const answer = sync(`,"call":[${pending.id},${pending.namespaceIndex},${pending.nameIndex},${JSONStringify(pending.argsJson)},${resumed}]`, false, pending.argsJson);
   // The host's envelope, `V{"v":value}`, `V{"e":"message"}` or `V{"s":payload}`, whose JSON is
   // kept as text; or a rejection of the call itself (`E"message"`: a bound on calls in flight);
   // or the op's failure.

@@ -1,5 +1,5 @@
 // The specification's conversions, for the built-ins written here in JavaScript
-// (interruptible.js, long_strings.js, polling.js, listing_guards.js). Evaluated into the snapshot
+// (interruptible.js, long_strings.js, polling.js, listing_guards.js, durable.js). Evaluated into the snapshot
 // before any program runs, so what they call are the intrinsics.
 
 import { core } from 'ext:core/mod.js';
@@ -10,6 +10,7 @@ const MathMin = Math.min;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectHasOwn = Object.hasOwn;
+const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const MathTrunc = Math.trunc;
 const StringCtor = String;
 const TypeErrorCtor = TypeError;
@@ -24,6 +25,12 @@ export const JSONParse = JSON.parse;
  * without the setters a program may have put on its prototypes. */
 export function createDataProperty(target, key, value) {
   ObjectDefineProperty(target, key, { __proto__: null, value, writable: true, enumerable: true, configurable: true });
+}
+
+/** An empty list with no prototype: setters a program puts on Array.prototype's indices never see
+ * what the runtime keeps in it. */
+export function list() {
+  return ObjectSetPrototypeOf([], null);
 }
 
 /** Whether `value` is an Object in the specification's sense: an object or a function. */

@@ -12,7 +12,7 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
 import { AbortController, AbortSignal, Blob, Crypto, DOMException, performance } from 'ext:dsh/web.js';
-import { JSONParse } from 'ext:dsh/abstract_ops.js';
+import { JSONParse, list } from 'ext:dsh/abstract_ops.js';
 import { send as sendCall, takeWaiting, waiting as callsWait } from 'ext:dsh/binding_calls.js';
 import { queueImmediateCall } from 'ext:dsh/immediates.js';
 
@@ -37,7 +37,6 @@ const NumberCtor = Number;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
-const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const PromiseCtor = Promise;
 const PromisePrototypeThen = Promise.prototype.then;
 const RealNow = performance.now.bind(performance);
@@ -84,11 +83,6 @@ const diverge = (function diverge(expected, found) {
 // Everything the runtime keeps for itself after the program has started is out of the program's
 // reach: a list has no prototype (a setter a program puts on Array.prototype's indices would see what
 // is pushed), a Map is walked with its iterator's own method, and the journal is read within its length.
-
-/** An empty list with no prototype. */
-const list = (function list() {
-  return ObjectSetPrototypeOf([], null);
-});
 
 /** `map`'s values, in order, as a list. */
 const valuesOf = (function valuesOf(map) {

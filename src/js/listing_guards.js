@@ -12,7 +12,7 @@
 // here could be handed to it without V8 listing it again.
 
 import { core } from 'ext:core/mod.js';
-import { createDataProperty, isObject } from 'ext:dsh/abstract_ops.js';
+import { createDataProperty, isObject, list } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 import { standInFront } from 'ext:dsh/source_text.js';
 
@@ -29,7 +29,6 @@ const ObjectCtor = Object;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
-const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ObjectPrototype = Object.prototype;
 const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
@@ -102,8 +101,6 @@ function chainHolds(value) {
   }
 }
 
-/** An empty list with no prototype: setters a program puts on Array.prototype's indices never see it. */
-const list = () => ObjectSetPrototypeOf([], null);
 
 const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);
 

@@ -650,7 +650,7 @@ const goLive = (function goLive() {
 });
 
 /** The host's answer to the suspending message: once it has the journal, the attempt ends. */
-const suspended = (function suspended(tagged) {
+const endOnceJournaled = (function endOnceJournaled(tagged) {
   if (typeof tagged === 'string' && tagged[0] === 'V') {
     run.end();
   } else if (typeof tagged === 'string') {
@@ -699,6 +699,6 @@ const liveStep = (function liveStep() {
     // Nothing but approvals left to wait for: once the host has the journal, the attempt ends.
     run.finished = true;
     // Sent whatever the bounds say, as the last message is: the host must have it.
-    ReflectApply(PromisePrototypeThen, sync(',"suspend":true', true), [suspended, suspended]);
+    ReflectApply(PromisePrototypeThen, sync(',"suspend":true', true), [endOnceJournaled, endOnceJournaled]);
   }
 });

@@ -276,9 +276,6 @@ export class DurableAttempt {
     this.eventTexts = []
     this.bytes = given?.eventBytes ?? 2
     this.payloads = new Map(pendingOf(this.base).map(({ id, payload }) => [id, payload]))
-    /** Each call's `argsHash`, as recorded: a call is served only with the arguments its journal holds. */
-    this.argsHashes = new Map()
-    for (const event of this.events) if (event.type === 'call') this.argsHashes.set(event.id, event.argsHash)
     /** Calls that waited for approval and were called again in this attempt: never twice. */
     this.calledAgain = new Set()
     this.suspended = false
@@ -327,7 +324,6 @@ export class DurableAttempt {
       checkMessage(message)
       for (const event of message.events) {
         checkEvent(event, this.events.length, this.events.at(-1)?.t ?? 0)
-        if (event.type === 'call') this.argsHashes.set(event.id, event.argsHash)
         if (this.checked.secret === undefined) {
           this.bytes += jsonBytes(event) + 1
         } else {
@@ -361,7 +357,9 @@ export class DurableAttempt {
     if (again) {
       // A call that waited for approval: called again once, only once the caller has resolved it, and
       // only with the arguments its journal records.
-      if (!this.payloads.has(id) || this.calledAgain.has(id) || this.argsHashes.get(id) !== sha256(argsJson)) {
+      // Only a call the given journal left waiting is asked for again.
+      const recorded = this.base.events.find((event) => event.type === 'call' && event.id === id)
+      if (!this.payloads.has(id) || this.calledAgain.has(id) || recorded?.argsHash !== sha256(argsJson)) {
         this.stop(`the durable run asked again for call ${id}, which is not waiting for approval with these arguments`)
         return rejection(this.failure)
       }

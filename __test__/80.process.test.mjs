@@ -10,6 +10,7 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { setup, sleep, tools, until } from './helpers.mjs'
 import { alive, helperPids, startHost } from './fixtures/helper-processes.mjs'
+import { HelperPool, HelperRun } from '../lib/helpers.js'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
 
@@ -97,6 +98,30 @@ test('a helper killed with SIGKILL while its run awaits a binding ends that run 
   assert.deepStrictEqual(result, { logs: [], error: { kind: 'worker-exit', message: 'the helper process was killed by SIGKILL' } })
   assert.deepStrictEqual(await runtime.run({ program: 'console.log("next"); return 2', bindings: [] }), { logs: ['next'], value: 2 })
   await dispose()
+})
+
+test('a run given a helper that died while idle, before the host saw it end, is served by another', async () => {
+  // `running` answers as it does when the kernel has not yet ended a helper sent SIGKILL.
+  const launcher = { spawn: native.spawnHelper, kill: native.killHelper, running: () => true }
+  const others = new Set(helperPids(process.pid))
+  const own = () => helperPids(process.pid).filter((pid) => !others.has(pid))
+  const pool = new HelperPool(native.helperPath(), { prepared: 1, heapMb: 64, runsPerHelper: 1 }, launcher)
+  const settleWithout = (kind, message) => native.settleWithoutRun(1000, kind, message)
+  const request = (value) => JSON.stringify({ program: `console.log('ran'); return ${value}`, params: [], namespacesJson: '[]',
+    computeMs: 1000, maxWallMs: 10_000, maxOutputBytes: 1000, maxOldGenerationSizeMb: 64 })
+  const first = await new HelperRun(settleWithout, 10_000).start(request(1), () => {}, pool)
+  assert.deepStrictEqual([first.logs, first.valueJson], [['ran'], '1'])
+  // The replacement the first run's end started, once it is confined and warm.
+  await sleep(500)
+  const [idle, ...more] = own()
+  assert.deepStrictEqual(more, [])
+  process.kill(idle, 'SIGKILL')
+  const second = await new HelperRun(settleWithout, 10_000).start(request(2), () => {}, pool)
+  assert.deepStrictEqual([second.logs, second.valueJson, second.kind], [['ran'], '2', undefined])
+  assert.equal(alive(idle), false)
+  // The pool's pipes do not hold the event loop: the wait for its helpers' ends does.
+  pool.close()
+  assert.ok(await until(() => own().length === 0, 2000), `alive after the pool closed: ${own()}`)
 })
 
 test("the host's death leaves no helper behind: each ends within a second", async () => {
@@ -209,5 +234,5 @@ test('a helper that cannot be found is a clear error when the runtime is made, a
   }
   const skewed = spawnSync(native.helperPath(), ['0', String(process.pid), '64', '1'], { env: {}, encoding: 'utf8' })
   assert.deepStrictEqual([skewed.status, skewed.stderr.trim()], [2,
-    'dsh-code-runtime-v8-helper: the host speaks protocol 0, this helper 1: the addon and its helper come from different builds'])
+    'dsh-code-runtime-v8-helper: the host speaks protocol 0, this helper 2: the addon and its helper come from different builds'])
 })

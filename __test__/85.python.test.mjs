@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { lstatSync, readFileSync, symlinkSync } from 'node:fs'
+import { lstatSync, readFileSync, readdirSync, symlinkSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Context } from '@deepseek-ai/cordis'
 import Include from '@deepseek-ai/cordis-plugin-include'
@@ -256,6 +256,24 @@ test('nothing a run starts outlives it: its process, its threads, its zygote wit
   assert.equal(alive(pids[2]), false)
   await own.dispose()
   assert.ok(await until(() => !alive(zygote), 1000), 'the zygote is alive a second after disposal')
+})
+
+test('a run given a process that died while prepared, before the host saw it end, is served by another', async () => {
+  const own = await setup({ prepared: 1 })
+  let zygote
+  const report = { report: ({ parent }) => { zygote = parent; return null } }
+  assert.deepEqual(await own.runtime.run({ program: 'import os\nawait tools.report({"parent": os.getppid()})\nreturn 1', bindings: tools(report) }),
+    { logs: [], value: 1 })
+  // The one forked to replace it, once warm.
+  await sleep(500)
+  const prepared = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && alive(Number(entry)) &&
+    readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1] === String(zygote)).map(Number)
+  assert.equal(prepared.length, 1)
+  // No turn of the event loop between the kill and the run: the host has not seen it end.
+  process.kill(prepared[0], 'SIGKILL')
+  assert.deepEqual(await own.runtime.run({ program: 'print("ran")\nreturn 2', bindings: [] }), { logs: ['ran'], value: 2 })
+  assert.equal(alive(prepared[0]), false)
+  await own.dispose()
 })
 
 test('a host that dies takes its zygote and every run process with it', async () => {

@@ -2,7 +2,7 @@
 // little-endian u32 length, a tag byte and its fields. Frames from the helper are checked as
 // untrusted input: a malformed one is an error, never a guess.
 
-export const PROTOCOL = 1
+export const PROTOCOL = 2
 
 /** The longest frame either side accepts (as the helper's MAX_FRAME_BYTES). */
 const MAX_FRAME_BYTES = 2 ** 30
@@ -84,6 +84,7 @@ function decode(body) {
       decoded = { tag, settled }
       break
     }
+    case 'T':
     case 'I':
       decoded = { tag }
       break

@@ -11,6 +11,9 @@ import { FrameReader, PROTOCOL, abortFrame, answerFrame, disposeFrame, runFrame 
  * its helper killed: after its wall ceiling, or after an abort or disposal was sent. */
 const BACKSTOP_MS = 1000
 
+/** How many other helpers a run may be handed to when the one it was given ended before taking it. */
+const HANDOVERS = 2
+
 /** Why a helper ended: its exit status and the last line it wrote to stderr. */
 function causeOf(exit, stderr) {
   const said = lastSaid(stderr)
@@ -76,6 +79,9 @@ class Helper {
         if (frame.protocol !== PROTOCOL) this.kill(`the helper process speaks protocol ${frame.protocol}, the addon ${PROTOCOL}`)
         else this.#onReady.resolve(frame.sandbox)
         break
+      case 'T':
+        this.run?.taken()
+        break
       case 'C':
         this.run?.call(frame)
         break
@@ -101,7 +107,7 @@ class Helper {
     this.#onGone()
     const run = this.run
     this.run = undefined
-    run?.failed('worker-exit', cause)
+    run?.lost(cause)
   }
 
   /** Keeps the host's event loop alive while it serves a run, not while it waits for one. */
@@ -124,6 +130,7 @@ class Helper {
 
   /** Resolves once the helper may take another run (`true`), or has ended (`false`). */
   idle() {
+    if (this.gone) return Promise.resolve(false)
     return new Promise((resolve) => { this.#onIdle = () => resolve(!this.gone) })
   }
 
@@ -282,6 +289,9 @@ export class HelperRun {
   #ended = false
   #stopped = false
   #waited = 0
+  #taken = false
+  /** Serves the run on another helper, while that is allowed. */
+  #handOver
   /** Hands the helper back to its pool once the run has settled. */
   #settledHelper = () => {}
 
@@ -293,23 +303,51 @@ export class HelperRun {
   /** As NativeRun's: `requestJson` as engine::job::RunRequest reads it. */
   start(requestJson, dispatch, pool) {
     this.#dispatch = dispatch
-    const asked = performance.now()
     return new Promise((resolve) => {
       this.#resolve = resolve
-      pool.acquire().then((helper) => {
-        this.#waited = performance.now() - asked
-        if (this.#ended) {
-          pool.giveBack(helper)
-          return
-        }
-        this.#helper = helper
-        helper.serve(this, requestJson)
-        const ceiling = this.maxWallMs + BACKSTOP_MS
-        this.#backstop = setTimeout(() => this.#giveUp('timeout', `wall-clock ceiling reached (${this.maxWallMs}ms)`), ceiling)
-        this.#backstop.unref()
-        this.#settledHelper = () => pool.release(helper)
-      }, (error) => this.failed('worker-exit', error.message))
+      this.#serve(requestJson, pool, HANDOVERS)
     })
+  }
+
+  /** Serves the run on a helper from `pool`; `handovers` more if helpers end before taking it. */
+  #serve(requestJson, pool, handovers) {
+    const asked = performance.now()
+    pool.acquire().then((helper) => {
+      this.#waited += performance.now() - asked
+      if (this.#ended) {
+        pool.giveBack(helper)
+        return
+      }
+      this.#helper = helper
+      this.#taken = false
+      this.#handOver = handovers > 0 ? () => this.#serve(requestJson, pool, handovers - 1) : undefined
+      helper.serve(this, requestJson)
+      const ceiling = this.maxWallMs + BACKSTOP_MS
+      clearTimeout(this.#backstop)
+      this.#backstop = setTimeout(() => this.#giveUp('timeout', `wall-clock ceiling reached (${this.maxWallMs}ms)`), ceiling)
+      this.#backstop.unref()
+      this.#settledHelper = () => pool.release(helper)
+    }, (error) => this.failed('worker-exit', error.message))
+  }
+
+  /** The helper has read the run: from here, its end is the run's. */
+  taken() {
+    this.#taken = true
+  }
+
+  /** The helper ended before settling the run. One that ended before it took the run (it died
+   * while idle, and the host had not seen it yet) ran none of it: another serves it. */
+  lost(cause) {
+    if (!this.#taken && !this.#stopped && this.#handOver !== undefined && !this.#ended) {
+      this.#settledHelper()
+      this.#settledHelper = () => {}
+      // Until the next helper is here, a stop ends the run at once.
+      this.#helper = undefined
+      clearTimeout(this.#backstop)
+      this.#handOver()
+      return
+    }
+    this.failed('worker-exit', cause)
   }
 
   /** A binding call from the helper. */

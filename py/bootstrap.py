@@ -687,6 +687,8 @@ def become_run_process(channel, zygote):
         if not chunk:
             os._exit(0)
         received += chunk
+    # Before anything of the run: a process that ends before saying so ran none of it.
+    send('{"type":"taken"}')
     line, _, rest = received.partition(b'\n')
     run(loop, decode(line.decode('utf-8')), rest)
 

@@ -133,6 +133,8 @@ function frameOf(line) {
     case 'ready':
       if (!Array.isArray(raw.sandbox) || !raw.sandbox.every((layer) => Array.isArray(layer) && isText(layer[0]) && (layer[1] === null || isText(layer[1])))) break
       return { type: 'ready', sandbox: raw.sandbox.map(([name, missing]) => [name, missing]) }
+    case 'taken':
+      return { type: 'taken' }
     case 'log':
       if (raw.truncated === true) return { type: 'log', truncated: true }
       if (!isText(raw.text)) break

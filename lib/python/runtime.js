@@ -17,6 +17,9 @@ import { ProcessPool } from './processes.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
 
+/** How many other processes a run may be handed to when the one it was given ended before taking it. */
+const HANDOVERS = 2
+
 /** Binding calls a run may have awaiting answers, and their arguments' bytes, before the host stops
  * reading its process (the TypeScript runtime's bound on calls in flight). */
 const MAX_CALLS_IN_FLIGHT = 1024
@@ -71,9 +74,24 @@ class PythonRun {
     this.#timers.push(setTimeout(() => this.stop('timeout', `wall-clock ceiling reached (${maxWallMs}ms)`), maxWallMs))
   }
 
+  /** Runs `program` in a process from the pool; `handovers` more if processes end before taking it. */
+  async begin(program, handovers = HANDOVERS) {
+    let forked
+    try {
+      forked = await this.own.pool.acquire()
+    } catch (error) {
+      this.finish({ kind: 'worker-exit', message: error.message })
+      return
+    }
+    if (this.settled) forked.kill('settled')
+    else this.#start(forked, program, handovers)
+  }
+
   /** Runs `program` in `forked`, a RunProcess. */
-  start(forked, program) {
+  #start(forked, program, handovers) {
     this.forked = forked
+    this.taken = false
+    this.handOver = handovers > 0 ? () => this.begin(program, handovers - 1) : undefined
     forked.onFrame = (frame) => this.#receive(frame)
     forked.ended.then((end) => this.#ended(end))
     const { cpuSeconds, maxLogBytes, maxValueBytes } = this.config
@@ -94,6 +112,9 @@ class PythonRun {
         break
       case 'done':
         this.#done(frame)
+        break
+      case 'taken':
+        this.taken = true
         break
       case 'ready':
         break
@@ -179,6 +200,13 @@ class PythonRun {
   #ended({ signal, killedFor, cause }) {
     if (this.settled) return
     if (this.stopping) return this.finish(this.stopping)
+    // It ended before it took the run (it died while prepared, and the host had not seen it yet):
+    // it ran none of it, and another serves it.
+    if (!this.taken && this.handOver !== undefined) {
+      this.own.pool.release()
+      this.forked = undefined
+      return this.handOver()
+    }
     // The CPU budget: SIGXCPU at the soft limit, SIGKILL at the hard one, a second later (a
     // SIGKILL sooner than the budget could be spent on every core came from elsewhere).
     const spentMs = performance.now() - this.startedAt
@@ -241,16 +269,7 @@ export class PythonCodeRuntime extends CodeRuntime {
     const onAbort = () => run.stop('abort', String(signal.reason))
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      let forked
-      try {
-        forked = await own.pool.acquire()
-      } catch (error) {
-        run.finish({ kind: 'worker-exit', message: error.message })
-      }
-      if (forked !== undefined) {
-        if (run.settled) forked.kill('settled')
-        else run.start(forked, program)
-      }
+      run.begin(program)
       return await run.result
     } finally {
       signal?.removeEventListener('abort', onAbort)

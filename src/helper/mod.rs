@@ -112,6 +112,7 @@ fn serve(output: &Output, pool: &Arc<Pool>, runs: u32) {
           exit_with(4, "the host sent a run this helper may not take");
         }
         started += 1;
+        output.send(&wire::taken());
         current = Arc::downgrade(&start(output.clone(), pool, request, started == runs));
       }
       ToHelper::Answer { call, tagged } => {

@@ -5,8 +5,9 @@
 //!
 //! Host to helper: `R` run (JSON request), `A` answer (call, tagged text), `S` abort (reason),
 //! `D` disposal. Helper to host: `H` ready (JSON: protocol, sandbox layers), `C` binding call
-//! (call, namespace, member, arguments' JSON), `F` settled (logs, value, failure, usage), `I` idle
-//! again (its run and anything the run started are gone).
+//! (call, namespace, member, arguments' JSON), `T` run taken (read, before its program starts: a
+//! helper that ends before saying so ran nothing of it), `F` settled (logs, value, failure, usage),
+//! `I` idle again (its run and anything the run started are gone).
 
 use std::io::{self, Read};
 
@@ -15,7 +16,7 @@ use crate::limits::run::{Report, Usage};
 use crate::output::ledger::Settled;
 
 /// Bumped whenever a frame changes: a helper refuses to start for a host of another protocol.
-pub const PROTOCOL: u32 = 1;
+pub const PROTOCOL: u32 = 2;
 
 /// The longest frame either side accepts: a program or an answer is bounded by the host's
 /// memory, not by the channel, but a length past this is a broken stream.
@@ -128,6 +129,11 @@ impl Frame {
 /// `H`: the helper is confined and has an isolate prepared. `details_json` is a JSON object.
 pub fn ready(details_json: &str) -> Vec<u8> {
   Frame::new(b'H').bytes(details_json.as_bytes()).finish()
+}
+
+/// `T`: the run the host sent is read, and its program about to start.
+pub fn taken() -> Vec<u8> {
+  Frame::new(b'T').finish()
 }
 
 /// `C`: binding call `call` of member `member` of namespace `namespace`, with its arguments.
@@ -253,5 +259,6 @@ mod tests {
     assert_eq!(settled(&report), framed);
     assert_eq!(binding_call(1, 2, 3, "[]"), frame(b'C', &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, b'[', b']']));
     assert_eq!(idle(), frame(b'I', &[]));
+    assert_eq!(taken(), frame(b'T', &[]));
   }
 }

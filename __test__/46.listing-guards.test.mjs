@@ -212,8 +212,24 @@ const TypedArray = Object.getPrototypeOf(Uint8Array)
 visit({ TypedArray }, '')
 return [seen.size > 400, found]`
   // What the runtime adds to the language's objects, which Node does not have (docs/differences.md).
-  const added = ['.TypedArray.prototype.toJSON']
+  const added = []
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [true, added] })
+})
+
+test('a typed array has no toJSON, and JSON.stringify calls a toJSON of the program\'s further up its chain, as Node does', async () => {
+  const programs = [
+    "return ['toJSON' in new Uint8Array(3), JSON.stringify({ u: new Uint8Array([1, 2]) }, null, 1)]",
+    `Object.prototype.toJSON = function (key) { return this instanceof Uint8Array ? 'u8 ' + key + ' ' + this.length : this }
+const long = new Uint8Array(2 ** 17)
+return [JSON.stringify({ a: new Uint8Array(2), long }), JSON.stringify(long), delete Object.prototype.toJSON, JSON.stringify({ a: new Uint8Array(2) })]`,
+  ]
+  for (const program of programs) {
+    assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: await inNode(program) })
+  }
+  // Once a program could hold a long typed array, %TypedArray%.prototype has a toJSON, which reads
+  // as a built-in (docs/differences.md).
+  const after = "new Uint8Array(2 ** 17); JSON.stringify(1); const { toJSON } = Object.getPrototypeOf(Uint8Array.prototype); return [String(toJSON), toJSON.length, toJSON.name]"
+  assert.deepStrictEqual(await runtime.run({ program: after, bindings: [] }), { logs: [], value: ['function toJSON() { [native code] }', 1, 'toJSON'] })
 })
 
 test('a call site whose columns moved has every method V8\'s call sites have, and the string iterator\'s next reads as native', async () => {

@@ -17,7 +17,14 @@ pub struct BufferBudget {
   /// Set when a request was refused: V8 then runs last-resort collections that reach the
   /// near-heap-limit callback, which must not mistake them for the heap being full.
   refused: AtomicBool,
+  /// Set once a program could hold bytes enough for a typed array past `LONG_LISTING` elements:
+  /// until then, no guard for long typed arrays need be in its way.
+  long_made: AtomicBool,
 }
+
+/// Typed arrays with more elements than this are listed by the runtime, not by V8 (`LONG_LISTING`
+/// in src/js/polling.js): one needs more bytes than this.
+const LONG_LISTING: usize = 1 << 16;
 
 impl BufferBudget {
   pub fn new(limit: usize) -> Arc<Self> {
@@ -26,11 +33,21 @@ impl BufferBudget {
       used: AtomicUsize::new(0),
       peak: AtomicUsize::new(0),
       refused: AtomicBool::new(false),
+      long_made: AtomicBool::new(false),
     })
   }
 
-  /// Reserves `len` bytes; `false` (and nothing reserved) when they would pass the limit.
+  /// Reserves `len` bytes a program may reach; `false` (and nothing reserved) when they would pass
+  /// the limit.
   pub(crate) fn reserve(&self, len: usize) -> bool {
+    if len > LONG_LISTING {
+      self.long_made.store(true, Ordering::Relaxed);
+    }
+    self.reserve_unreachable(len)
+  }
+
+  /// Reserves `len` bytes no program can reach, as `reserve` does.
+  fn reserve_unreachable(&self, len: usize) -> bool {
     self
       .used
       .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |used| {
@@ -38,6 +55,11 @@ impl BufferBudget {
       })
       .map(|before| self.peak.fetch_max(before + len, Ordering::SeqCst))
       .is_ok()
+  }
+
+  /// Whether a program has been given, or asked for, bytes enough for a long typed array.
+  pub fn long_made(&self) -> bool {
+    self.long_made.load(Ordering::Relaxed)
   }
 
   /// The most backing-store memory held at once.
@@ -181,7 +203,7 @@ static UNWRITTEN: [u8; MAX_UNWRITTEN_SHARE] = [0; MAX_UNWRITTEN_SHARE];
 /// pass the budget or `MAX_UNWRITTEN_SHARE`. Its bytes read as zeros and must never be written:
 /// only for buffers no program can reach.
 pub fn unwritten_share(budget: &Arc<BufferBudget>, len: usize) -> Option<v8::UniqueRef<v8::BackingStore>> {
-  if len > MAX_UNWRITTEN_SHARE || !budget.reserve(len) {
+  if len > MAX_UNWRITTEN_SHARE || !budget.reserve_unreachable(len) {
     return None;
   }
   let data = UNWRITTEN.as_ptr().cast_mut().cast::<c_void>();
@@ -212,6 +234,16 @@ mod tests {
     assert!(budget.reserve(60));
     assert_eq!(budget.peak(), 100);
     assert!(!budget.reserve(usize::MAX));
+  }
+
+  #[test]
+  fn says_once_a_program_may_hold_a_long_typed_array() {
+    let budget = BufferBudget::new(1 << 20);
+    assert!(unwritten_share(&budget, 100 << 10).is_some());
+    assert!(budget.reserve(LONG_LISTING));
+    assert!(!budget.long_made(), "neither a share no program reaches nor 2^16 bytes");
+    assert!(!budget.reserve(2 << 20));
+    assert!(budget.long_made(), "asked for, even if refused");
   }
 
   #[test]

@@ -341,7 +341,10 @@ fn lock_down(js: &mut JsRuntime) -> Result<(), String> {
   v8::tc_scope!(let scope, scope);
   let lockdown = v8::Local::new(scope, &lockdown);
   let undefined = v8::undefined(scope).into();
-  if lockdown.call(scope, undefined, &[]).is_some() {
+  let Some(listing_kind) = crate::engine::listings::fast_listing_kind(scope) else {
+    return Err("could not make the world's fast calls".to_owned());
+  };
+  if lockdown.call(scope, undefined, &[listing_kind.into()]).is_some() {
     return Ok(());
   }
   let thrown = match scope.exception() {
@@ -377,6 +380,8 @@ fn start_program(
     Some((
       GuardNames {
         for_in,
+        for_in_subject,
+        for_in_next,
         spread,
         each,
         parameter,
@@ -387,7 +392,8 @@ fn start_program(
       _,
     )) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
-       {parameter} = arguments[3], {poll} = arguments[4], {array_length} = arguments[5]; return {function} }})"
+       {parameter} = arguments[3], {poll} = arguments[4], {array_length} = arguments[5], \
+       {for_in_subject} = arguments[6], {for_in_next} = arguments[7]; return {function} }})"
     ),
     None => format!("({function})"),
   };

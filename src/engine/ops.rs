@@ -449,6 +449,13 @@ pub fn op_dsh_icu_share<'s>(
   Some(v8::ArrayBuffer::with_backing_store(scope, &store.make_shared()))
 }
 
+/// Whether the program has been given, or asked for, an ArrayBuffer long enough for a typed array
+/// the runtime lists itself: JSON.stringify's guard for them (polling.js) is in place only then.
+#[op2(fast)]
+pub fn op_dsh_long_buffer_made(state: &OpState) -> bool {
+  state.borrow::<Arc<BufferBudget>>().long_made()
+}
+
 /// The program's own 1-based column for V8's `column` on `line` of the program's script: where the
 /// listing guards inserted text before it, V8's is further right.
 // Shared, not taken: a call site is read while V8 builds a stack, and an op may hold the state.

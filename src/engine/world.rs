@@ -70,6 +70,7 @@ deno_core::extension!(
     ops::op_dsh_blob_part_size,
     ops::op_dsh_blob_read_part_into,
     ops::op_dsh_icu_share,
+    ops::op_dsh_long_buffer_made,
     ops::op_dsh_own_source,
     ops::op_dsh_own_column,
     structured_clone::op_dsh_structured_clone,

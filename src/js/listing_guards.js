@@ -1,15 +1,16 @@
 // What a program's for-in loops, object spreads and object rests call (src/program/listing_guards.rs
-// rewrites `for (k in v)` to `for (k of forInKeys(v))`, `{...v}` to `{...spreadable(v)}`, and routes
-// each object rest's source through `spreadable` too, by `spreadableEach` and `parameterKey` in
-// for-of heads and parameters).
+// puts a loop around `for (k in v)` that takes `v` through `forInSubject` and what it gave through
+// `forInNext` after each pass, rewrites a for-in whose left side has an object rest to
+// `for (k of forInKeys(v))`, `{...v}` to `{...spreadable(v)}`, and routes each object rest's source
+// through `spreadable` too, by `spreadableEach` and `parameterKey` in for-of heads and parameters).
 //
 // V8 lists a for-in subject's keys, and copies a spread's source, in C++: one string per element,
 // past the heap cap, with no way to stop it (`for (k in new Uint8Array(2 ** 25))` grew the host by
 // 1.3 GB at a 64 MB cap, and kept its thread 3 s past its run). Here the keys of a value whose
 // prototype chain holds a long string, array or typed array are listed lazily, in JavaScript, in
-// V8's order; any other value's come from V8's own for-in. A spread or rest copy of a value past
-// 2^18 elements is refused: V8 would make it in one step that cannot be stopped, and no copy made
-// here could be handed to it without V8 listing it again.
+// V8's order, and handed to V8's own for-in a part at a time; any other value is V8's to list. A
+// spread or rest copy of a value past 2^18 elements is refused: V8 would make it in one step that
+// cannot be stopped, and no copy made here could be handed to it without V8 listing it again.
 
 import { core } from 'ext:core/mod.js';
 import { createDataProperty, isObject, list } from 'ext:dsh/abstract_ops.js';
@@ -17,15 +18,24 @@ import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 import { standInFront } from 'ext:dsh/source_text.js';
 
 const {
-  op_dsh_listing_kind: listingKind,
   op_dsh_proxied_long_length: proxiedLongLength,
   op_get_non_index_property_names: nonIndexKeys,
 } = core.ops;
+// Replaced in every isolate by the same check with a fast call (src/engine/listings.rs), which the
+// snapshot cannot keep.
+let listingKind = core.ops.op_dsh_listing_kind;
+
+export function useFastListingKind(fast) {
+  listingKind = fast;
+}
 const ArrayIsArray = Array.isArray;
 const ArrayPrototype = Array.prototype;
 const ArrayPrototypeIndexOf = Array.prototype.indexOf;
 const ArrayPrototypeSplice = Array.prototype.splice;
 const ObjectCtor = Object;
+const ObjectFreeze = Object.freeze;
+const MathMin = Math.min;
+const ObjectSetPrototypeOf = Object.setPrototypeOf;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
@@ -37,6 +47,9 @@ const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
 const ReflectGet = Reflect.get;
 const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
 const ProxyCtor = Proxy;
+const WeakMapCtor = WeakMap;
+const WeakMapPrototypeGet = WeakMap.prototype.get;
+const WeakMapPrototypeSet = WeakMap.prototype.set;
 const ReflectOwnKeys = Reflect.ownKeys;
 const SetCtor = Set;
 const SetPrototypeAdd = Set.prototype.add;
@@ -148,6 +161,25 @@ ForInKeys.prototype = {
       return { value: key, done: false };
     }
     return { value: undefined, done: true };
+  },
+  /** Whether the next key comes from a string's or a typed array's indices, which stay. */
+  fixedIndices() {
+    const segment = this.segments[this.segment];
+    return segment !== undefined && segment.keys === undefined && !segment.array && this.index < segment.length;
+  },
+  /** How many of those indices are there now: a typed array whose buffer was detached has none. */
+  fixedLength() {
+    const { owner, length } = this.segments[this.segment];
+    return listingKind(owner) === STRING_OBJECT ? length : MathMin(length, longTypedArrayLength(owner));
+  },
+  /** The next of those indices below `length` that the loop visits, or `undefined` past the last. */
+  nextFixedIndex(length) {
+    const depth = this.segments[this.segment].depth;
+    while (this.index < length) {
+      const index = this.index++;
+      if (depth === 0 || !shadowed(this.segments, depth, StringCtor(index))) return index;
+    }
+    return undefined;
   },
 };
 
@@ -272,6 +304,124 @@ function forInKeysOf(value) {
   const object = ObjectCtor(value);
   if (holds === A_PROXY) return new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false, proxied: true }]);
   return new ForInKeys(object, segmentsOf(object));
+}
+
+// A for-in over a value whose chain holds a long value or a proxy iterates stand-ins, a part of the
+// value's keys (ForInKeys, from the value's chain as V8 would list it) at a time, each followed by an
+// end marker that only a proxy lists, and that V8 asks that proxy's `getOwnPropertyDescriptor` for
+// only when the pass was not broken off; `forInNext` then gives the next part for another pass.
+// Indices of a long string or typed array, which no program can delete, are a plain object's own
+// keys, V8's to list; any other key is listed by the proxy, whose `getOwnPropertyDescriptor` V8 asks
+// for each key as the loop reaches it, and which says whether the value still has it.
+
+// The keys a pass holds: listed ahead, which is invisible unless the chain holds a proxy, whose
+// traps V8 calls as each key is reached (one key a pass, then).
+const STAND_IN_KEYS = 1024;
+const END_MARKER = '\0dsh: no keys after this one';
+// Prototypeless, so that no getter of the program's on Object.prototype is read as a field of it;
+// made with a prototype first, so that V8 reads it as a fast object.
+const ENUMERABLE = ObjectFreeze(ObjectSetPrototypeOf({ value: undefined, writable: true, enumerable: true, configurable: true }, null));
+
+/** What the stand-ins of one for-in stand for: the value's keys, and what a pass lists. */
+function StandInState(keys) {
+  this.keys = keys;
+  // What the proxy lists: the pass's keys that it answers for, then the end marker.
+  this.part = null;
+  this.end = END_MARKER;
+  this.finished = false;
+  this.proxy = new ProxyCtor(this, STAND_IN_TRAPS);
+}
+
+/** What the next pass iterates: the proxy or a plain object over it, with the next keys; `null`
+ * when none is left. */
+function nextPass(state) {
+  const keys = state.keys;
+  const part = list();
+  let fixed = null;
+  if (!keys.proxied && keys.fixedIndices()) {
+    fixed = { __proto__: null };
+    const length = keys.fixedLength();
+    let key;
+    for (let i = 0; i < STAND_IN_KEYS && (key = keys.nextFixedIndex(length)) !== undefined; i++) fixed[key] = 0;
+    // Detached since it was listed: the rest of its indices are gone.
+    if (key === undefined) keys.index = keys.segments[keys.segment].length;
+  } else {
+    const count = keys.proxied ? 1 : STAND_IN_KEYS;
+    for (let i = 0; i < count; i++) {
+      const step = keys.next();
+      if (step.done) break;
+      part[part.length] = step.value;
+    }
+    if (part.length === 0) return null;
+  }
+  let end = END_MARKER;
+  for (let i = 0; i < part.length; i++) {
+    if (part[i] === end) {
+      end += '_';
+      i = -1;
+    }
+  }
+  part[part.length] = end;
+  state.part = part;
+  state.end = end;
+  state.finished = false;
+  if (fixed === null) return state.proxy;
+  ObjectSetPrototypeOf(fixed, state.proxy);
+  ReflectApply(WeakMapPrototypeSet, standIns, [fixed, state]);
+  return fixed;
+}
+
+const STAND_IN_TRAPS = {
+  __proto__: null,
+  ownKeys: (state) => state.part,
+  getPrototypeOf: () => null,
+  getOwnPropertyDescriptor(state, key) {
+    if (key === state.end) {
+      state.finished = true;
+      return undefined;
+    }
+    const keys = state.keys;
+    // Asked again as the loop reaches it, as V8 does (one listed ahead may have been deleted); a
+    // proxy's key was asked for just now.
+    if (keys.proxied || key in keys.object) return ENUMERABLE;
+    return undefined;
+  },
+};
+
+const standIns = new WeakMapCtor();
+// How many stand-ins a loop may still pass to `forInNext`: with none, it has nothing to look up. A
+// loop left by a `return`, a `throw` or a `break` to an outer label never does, so this only ever
+// overcounts.
+let standInsOut = 0;
+
+/** A for-in's subject as V8's for-in takes it: `value` itself when V8 may list its keys, else a
+ * stand-in (or `null`, for no keys). */
+export function forInSubject(value) {
+  const holds = chainHolds(value);
+  if (holds === NOTHING_LONG) return value;
+  const object = ObjectCtor(value);
+  const keys = holds === A_PROXY
+    ? new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false, proxied: true }])
+    : new ForInKeys(object, segmentsOf(object));
+  const state = new StandInState(keys);
+  const first = nextPass(state);
+  if (first === null) return null;
+  ReflectApply(WeakMapPrototypeSet, standIns, [state.proxy, state]);
+  standInsOut++;
+  return first;
+}
+
+/** After a pass of a for-in over `subject` (what `forInSubject` or this gave): the next stand-in,
+ * when the pass went through all of its keys and more are left; else `forInNext` itself, which
+ * ends the loop around the for-in. */
+export function forInNext(subject) {
+  if (standInsOut === 0 || subject === null || typeof subject !== 'object') return forInNext;
+  const state = ReflectApply(WeakMapPrototypeGet, standIns, [subject]);
+  if (state === undefined) return forInNext;
+  const next = state.finished ? nextPass(state) : null;
+  if (next !== null) return next;
+  standInsOut--;
+  return forInNext;
 }
 
 /** `value`, as the pattern of `shape` (src/program/listing_guards.rs) may destructure it: refused

@@ -8,8 +8,10 @@
 
 import { isObject } from 'ext:dsh/abstract_ops.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
+import { useFastListingKind } from 'ext:dsh/listing_guards.js';
 
-export const lockdown = (function lockdown() {
+export const lockdown = (function lockdown(listingKind) {
+  useFastListingKind(listingKind);
   const ObjectDefineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const RangeErrorCtor = RangeError;

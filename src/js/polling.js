@@ -430,16 +430,20 @@ replace(TypedArrayPrototype, 'reverse', (native, receiver, args) => {
 
 // JSON.stringify writes a typed array as an object, listing its indices in C++ first, one string
 // per element, past the heap cap (a 2^24-element array grew the host by 650 MB at a 64 MB cap, and
-// nested in an object its thread stayed 1.3-3 s past its run's end). %TypedArray%.prototype has a
-// toJSON of ours, which V8 asks every typed array it writes for: in a call with no replacer, a long
-// one answers with a placeholder string, which is replaced here by the array's text, written element
-// by element. Elsewhere it answers with the array itself, as if it were not there. (Defining it for
-// each call alone made every call 12 µs slower.) A replacer sees every element, so calls with one
-// stay V8's.
+// nested in an object its thread stayed 1.3-3 s past its run's end). Once the program could hold a
+// long typed array (the run's buffer budget says when: before, none exists), %TypedArray%.prototype
+// is given a toJSON of ours, which V8 asks every typed array it writes for: in a call with no
+// replacer, a long one answers with a placeholder string, replaced here by the array's text, written
+// element by element; otherwise it answers as if ours were not there. It stays: put in place and
+// taken away around each call, it cost every call about 10 µs. A replacer sees every element, so
+// calls with one stay V8's.
 const NumberIsFinite = Number.isFinite;
 const MathRandom = Math.random;
 const NumberPrototypeToString = Number.prototype.toString;
-const { op_is_number_object: isNumberObject, op_is_string_object: isStringObject } = core.ops;
+const { op_is_number_object: isNumberObject, op_is_string_object: isStringObject, op_dsh_long_buffer_made: longBufferMade } = core.ops;
+const ObjectHasOwn = Object.hasOwn;
+const ReflectGet = Reflect.get;
+const ObjectPrototypeOfTypedArrays = Object.getPrototypeOf(TypedArrayPrototype);
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIndexOf = String.prototype.indexOf;
 const StringPrototypeRepeat = String.prototype.repeat;
@@ -495,7 +499,10 @@ function jsonDepth(text, start, end, depth) {
 let jsonCall = null;
 
 const typedArrayToJSON = {
-  toJSON(_key) {
+  toJSON(key) {
+    // What V8 would call were ours not there: a toJSON of the program's, further up.
+    const inherited = ReflectGet(ObjectPrototypeOfTypedArrays, 'toJSON', this);
+    if (typeof inherited === 'function') return ReflectApply(inherited, this, [key]);
     const call = jsonCall;
     const length = longTypedArrayLength(this);
     // A typed array with keys of its own besides its indices is V8's to write.
@@ -545,7 +552,17 @@ function withTypedArrays(text, call, gap) {
   return out + ReflectApply(StringPrototypeSlice, text, [from]);
 }
 
-ObjectDefineProperty(TypedArrayPrototype, 'toJSON', { __proto__: null, value: typedArrayToJSON, writable: true, enumerable: false, configurable: true });
+
+/** Whether our toJSON has been put in place (or the program had one of its own there first). */
+let typedArrayToJSONPlaced = false;
+
+function placeTypedArrayToJSON() {
+  typedArrayToJSONPlaced = true;
+  if (ObjectHasOwn(TypedArrayPrototype, 'toJSON')) return;
+  // Its source text reads as a built-in's, as Date.prototype.toJSON's does.
+  ObjectDefineProperty(TypedArrayPrototype, 'toJSON', { __proto__: null, value: presentAsBuiltin(typedArrayToJSON, Date.prototype.toJSON), writable: true, enumerable: false, configurable: true });
+}
+
 // V8 quotes a string in one step: 2^28 characters took 0.9 s. A long string given alone is quoted a
 // slice at a time, a surrogate pair kept whole; one inside another value is still V8's, whole.
 const JSON_STRING_SLICE = 2 ** 20;
@@ -611,12 +628,17 @@ replace(JSON, 'stringify', (native, _receiver, args) => {
   const space = args[2];
   const spaceObject = typeof space === 'object' && space !== null;
   const gap = spaceObject ? jsonGap(space) : '';
+  const nativeArgs = spaceObject ? [args[0], undefined, gap] : args;
+  if (!typedArrayToJSONPlaced) {
+    if (!longBufferMade()) return ReflectApply(native, JSON, nativeArgs);
+    placeTypedArrayToJSON();
+  }
   const call = { mark: '', arrays: null };
   const outer = jsonCall;
   jsonCall = call;
   let text;
   try {
-    text = ReflectApply(native, JSON, spaceObject ? [args[0], undefined, gap] : args);
+    text = ReflectApply(native, JSON, nativeArgs);
   } finally {
     jsonCall = outer;
   }

@@ -5,8 +5,10 @@
 //! For a long string, array or typed array those listings make one string per element, past the
 //! heap cap and for seconds after the run has ended (`for (k in new Uint8Array(2 ** 25))` grew the
 //! host by 1.3 GB at a 64 MB cap). No function of the world is called there, so the program's text
-//! is changed: `for (k in v)` becomes `for (k of forIn(v))`, whose keys the world lists lazily in
-//! JavaScript for a long value and from V8's own for-in for any other, and `{...v}` becomes
+//! is changed: `for (k in v)` stays V8's own, inside a loop put before it that passes `v` through a
+//! guard once; the guard gives back `v` itself when V8 may list it, and otherwise a stand-in whose
+//! keys the world lists in JavaScript a part at a time, the loop running the for-in once per part (a
+//! for-in whose left side has an object rest becomes `for (k of forIn(v))`). `{...v}` becomes
 //! `{...spread(v)}`, which refuses a long value. An object rest's source goes through the same
 //! refusal: a declaration's or an assignment's value, each value of a for-of whose head has one,
 //! and a parameter, read through the parameter guard. An object rest no rewrite reaches (inside
@@ -27,15 +29,15 @@
 //! Insertions move the columns after them on their line; `ColumnShifts` moves a stack frame's
 //! column back to the program's own.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
   ArrayPat, ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl, ClassExpr,
   ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead, ForInStmt,
-  ForOfStmt, ForStmt, Function, Ident, MethodKind, NewExpr, ObjectPat, ObjectPatProp, ParamOrTsParamProp,
-  Pat, PrivateMethod, PropOrSpread, SetterProp, TryStmt, VarDeclarator, WhileStmt,
+  ForOfStmt, ForStmt, Function, Ident, LabeledStmt, MethodKind, NewExpr, ObjectPat, ObjectPatProp,
+  ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, Stmt, TryStmt, VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -54,7 +56,13 @@ const NAME_PREFIX: &str = "__dsh_";
 /// The guards' names, as the program's text calls them.
 #[derive(Debug, PartialEq, Eq)]
 pub struct GuardNames {
+  /// Lists the keys of a for-in whose left side destructures them with an object rest.
   pub for_in: String,
+  /// Takes any other for-in's subject, and then the stand-in it gave, if any, after each pass.
+  pub for_in_subject: String,
+  pub for_in_next: String,
+  /// The variable of the loop around such a for-in that holds what it iterates.
+  pub for_in_value: String,
   pub spread: String,
   /// Guards each value a for-of with an object rest in its head destructures.
   pub each: String,
@@ -186,6 +194,9 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
   used.extend(taken.iter().map(String::as_str));
   let names = GuardNames {
     for_in: unused_name(&format!("{NAME_PREFIX}forIn"), &used),
+    for_in_subject: unused_name(&format!("{NAME_PREFIX}forInSubject"), &used),
+    for_in_next: unused_name(&format!("{NAME_PREFIX}forInNext"), &used),
+    for_in_value: unused_name(&format!("{NAME_PREFIX}forInValue"), &used),
     spread: unused_name(&format!("{NAME_PREFIX}spread"), &used),
     each: unused_name(&format!("{NAME_PREFIX}spreadEach"), &used),
     parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
@@ -242,7 +253,16 @@ fn unused_prefix(wanted: &str, used: &HashSet<&str>) -> String {
 
 /// What to insert where, by byte offset in the parsed text.
 enum Edit {
-  /// `in` at `keyword` becomes `of`, and the subject is passed to the for-in guard.
+  /// A for-in stays V8's own, inside a loop put before it (and its labels, at `start`) that takes
+  /// its subject through the subject guard once: the loop runs once over a value V8 may list, and
+  /// once for each part of a stand-in the guard gives for any other (see src/js/listing_guards.js).
+  NativeForIn {
+    start: BytePos,
+    subject: Span,
+    sequence: bool,
+  },
+  /// `in` at `keyword` becomes `of`, and the subject is passed to the for-in guard: for a left side
+  /// that destructures each key with an object rest.
   ForIn {
     keyword: BytePos,
     subject: Span,
@@ -314,6 +334,8 @@ struct Finder {
   /// The array guard's edits, kept apart: made only if no binding of the program is named `Array`.
   array_lengths: Vec<Edit>,
   binds_array: bool,
+  /// Where each labelled for-in's first label starts, by where the for-in starts.
+  labelled_for_ins: HashMap<BytePos, BytePos>,
 }
 
 fn is_sequence(expr: &Expr) -> bool {
@@ -548,9 +570,31 @@ impl Visit for Finder {
     self.loop_bodies.push(stmt.body.span());
   }
 
+  // Visited before the statement it labels: the first label of a chain is seen first.
+  fn visit_labeled_stmt(&mut self, stmt: &LabeledStmt) {
+    let mut body = &*stmt.body;
+    while let Stmt::Labeled(inner) = body {
+      body = &inner.body;
+    }
+    if let Stmt::ForIn(for_in) = body {
+      self.labelled_for_ins.entry(for_in.span.lo).or_insert(stmt.span.lo);
+    }
+    stmt.visit_children_with(self);
+  }
+
   fn visit_for_in_stmt(&mut self, stmt: &ForInStmt) {
     stmt.visit_children_with(self);
     self.loop_bodies.push(stmt.body.span());
+    let shape = head_pattern(&stmt.left).and_then(|head| self.shape_of(head));
+    if shape.is_none() {
+      // The labels stay on the for-in: `continue label` goes on to its next key.
+      self.edits.push(Edit::NativeForIn {
+        start: *self.labelled_for_ins.get(&stmt.span.lo).unwrap_or(&stmt.span.lo),
+        subject: stmt.right.span(),
+        sequence: is_sequence(&stmt.right),
+      });
+      return;
+    }
     let bare_async = match &stmt.left {
       ForHead::Pat(pattern) => match &**pattern {
         Pat::Ident(name) if &*name.id.sym == "async" => Some(name.span),
@@ -558,7 +602,6 @@ impl Visit for Finder {
       },
       _ => None,
     };
-    let shape = head_pattern(&stmt.left).and_then(|head| self.shape_of(head));
     self.edits.push(Edit::ForIn {
       keyword: stmt.left.span().hi,
       subject: stmt.right.span(),
@@ -785,6 +828,27 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
   };
   for edit in edits {
     match edit {
+      Edit::NativeForIn { start, subject, sequence } => {
+        let (first, next, value) = (&names.for_in_subject, &names.for_in_next, &names.for_in_value);
+        let rank = pieces.len() as isize;
+        pieces.push((
+          offset(start),
+          -rank,
+          Piece::Open(format!("for (let {value} = {first}; {value} !== {next}; {value} = {next}({value})) ")),
+        ));
+        let (open, close) = if sequence { ("(", ")") } else { ("", "") };
+        let rank = pieces.len() as isize;
+        pieces.push((
+          offset(subject.lo),
+          -rank,
+          Piece::Open(format!("({value} === {first} ? {value} = {first}({open}")),
+        ));
+        pieces.push((
+          offset(subject.hi),
+          isize::MIN + rank,
+          Piece::Close(format!("{close}) : {value})")),
+        ));
+      }
       Edit::ForIn {
         keyword,
         subject,
@@ -962,54 +1026,73 @@ mod tests {
       .map_or_else(|| code.to_owned(), |(code, _)| code)
   }
 
+  /// The loop a for-in is put in, with `labels` in front of it and `subject` as the guard takes it.
+  fn around(labels: &str, head: &str, subject: &str, rest: &str) -> String {
+    format!(
+      "for (let __dsh_forInValue = __dsh_forInSubject; __dsh_forInValue !== __dsh_forInNext; \
+       __dsh_forInValue = __dsh_forInNext(__dsh_forInValue)) {labels}{head}(__dsh_forInValue === __dsh_forInSubject ? \
+       __dsh_forInValue = __dsh_forInSubject({subject}) : __dsh_forInValue){rest}"
+    )
+  }
+
   #[test]
-  fn for_in_becomes_for_of_over_the_guard() {
+  fn a_for_in_stays_v8s_own_in_a_loop_that_takes_its_subject_through_the_guard() {
     assert_eq!(
       guarded("for (const k in o) f(k)"),
-      "for (const k of __dsh_forIn(o)) {__dsh_poll();f(k)}"
+      around("", "for (const k in ", "o", ") {__dsh_poll();f(k)}")
     );
     assert_eq!(
       guarded("for(k in(a.b))g()"),
-      "for(k of __dsh_forIn((a.b))){__dsh_poll();g()}"
+      around("", "for(k in ", "(a.b)", "){__dsh_poll();g()}")
     );
     assert_eq!(
       guarded("for(k in{...a});"),
-      "for(k of __dsh_forIn({...__dsh_spread(a)})){__dsh_poll();;}"
+      around("", "for(k in ", "{...__dsh_spread(a)}", "){__dsh_poll();;}")
     );
+    // A sequence stays one argument; the left side is left as it is.
     assert_eq!(
       guarded("for (k /* in */ in // in\n a, b) {}"),
-      "for (k /* in */ of // in\n __dsh_forIn((a, b))) {__dsh_poll();{}}"
+      around("", "for (k /* in */ in // in\n ", "(a, b)", ") {__dsh_poll();{}}")
     );
-    assert_eq!(
-      guarded("for ((k) in o);"),
-      "for ((k) of __dsh_forIn(o)){__dsh_poll();;}"
-    );
-    // `for (async of` cannot start a for-of; `async` is a name like any other elsewhere.
     assert_eq!(
       guarded("for (async in o);"),
-      "for ((async) of __dsh_forIn(o)){__dsh_poll();;}"
+      around("", "for (async in ", "o", "){__dsh_poll();;}")
     );
+    // Labels stay on the for-in (`continue l` goes on to its next key), and the loop goes before
+    // the first of them.
     assert_eq!(
-      guarded("for (async.x in o);"),
-      "for (async.x of __dsh_forIn(o)){__dsh_poll();;}"
-    );
-    // JavaScript's own white space and comments, HTML-like ones too, before `in`.
-    assert_eq!(
-      guarded("for (k\u{feff}in o);"),
-      "for (k\u{feff}of __dsh_forIn(o)){__dsh_poll();;}"
-    );
-    assert_eq!(
-      guarded("for (k\u{a0}in o);"),
-      "for (k\u{a0}of __dsh_forIn(o)){__dsh_poll();;}"
-    );
-    assert_eq!(
-      guarded("for (k <!-- c\n--> d\n in o);"),
-      "for (k <!-- c\n--> d\n of __dsh_forIn(o)){__dsh_poll();;}"
+      guarded("a: b: for (k in o) continue a"),
+      around("a: b: ", "for (k in ", "o", ") {__dsh_poll();continue a}")
     );
     // What swc reads and V8 takes, beside a for-in.
     assert_eq!(
       guarded("{ using d = null } for (k in o);"),
-      "{ using d = null } for (k of __dsh_forIn(o)){__dsh_poll();;}"
+      format!("{{ using d = null }} {}", around("", "for (k in ", "o", "){__dsh_poll();;}"))
+    );
+  }
+
+  #[test]
+  fn a_for_in_whose_keys_an_object_rest_destructures_becomes_a_for_of_over_the_guard() {
+    assert_eq!(
+      guarded("for (const { ...r } in o) ;"),
+      "for (const { ...r } of __dsh_forIn(o, 1)) {__dsh_poll();;}"
+    );
+    assert_eq!(
+      guarded("for ({ a, ...r } /* in */ in // in\n a, b) {}"),
+      "for ({ a, ...r } /* in */ of // in\n __dsh_forIn((a, b), 1)) {__dsh_poll();{}}"
+    );
+    // JavaScript's own white space and comments, HTML-like ones too, before `in`.
+    assert_eq!(
+      guarded("for ({ ...k }\u{feff}in o);"),
+      "for ({ ...k }\u{feff}of __dsh_forIn(o, 1)){__dsh_poll();;}"
+    );
+    assert_eq!(
+      guarded("for ({ ...k }\u{a0}in o);"),
+      "for ({ ...k }\u{a0}of __dsh_forIn(o, 1)){__dsh_poll();;}"
+    );
+    assert_eq!(
+      guarded("for ({ ...k } <!-- c\n--> d\n in o);"),
+      "for ({ ...k } <!-- c\n--> d\n of __dsh_forIn(o, 1)){__dsh_poll();;}"
     );
   }
 
@@ -1082,7 +1165,12 @@ mod tests {
   fn nested_guards_close_inside_out() {
     assert_eq!(
       guarded("for (k in { ...o }) for (j in k) ;"),
-      "for (k of __dsh_forIn({ ...__dsh_spread(o) })) {__dsh_poll();for (j of __dsh_forIn(k)) {__dsh_poll();;}}"
+      around(
+        "",
+        "for (k in ",
+        "{ ...__dsh_spread(o) }",
+        &format!(") {{__dsh_poll();{}}}", around("", "for (j in ", "k", ") {__dsh_poll();;}"))
+      )
     );
     assert_eq!(
       guarded("({ ...r } = { ...s } = v)"),
@@ -1100,10 +1188,7 @@ mod tests {
     .unwrap();
     assert_eq!(guards.names.for_in, "__dsh_forIn_");
     assert_eq!(guards.names.spread, "__dsh_spread__");
-    assert!(
-      code.ends_with("for (k of __dsh_forIn_(o)) {__dsh_poll();{}}"),
-      "{code}"
-    );
+    assert!(code.contains("for (k in (__dsh_forInValue === "), "{code}");
     // A name spelled with an escape is the same identifier.
     let (_, guards) = guard_listings("let \\u005f_dsh_forIn; for (k in o) {}", &[])
       .unwrap()
@@ -1164,7 +1249,11 @@ mod tests {
     }
     // A column inside inserted text reads as where it was inserted.
     assert_eq!(
-      shifts.original_column(2, column_of(lines[1], "__dsh_forIn") + 3),
+      shifts.original_column(2, column_of(lines[1], "__dsh_forInNext") + 3),
+      column_of(original[1], "for")
+    );
+    assert_eq!(
+      shifts.original_column(2, column_of(lines[1], "? __dsh_forInValue") + 3),
       column_of(original[1], "o)")
     );
     // Line 3 follows `\r\n` as one break; `é` is one UTF-16 unit: `q` is at 22 after the guard's
@@ -1178,9 +1267,9 @@ mod tests {
   fn undoing_the_changes_gives_back_the_program() {
     use crate::program::own_text::{Change, without_changes};
     // Every kind of edit, after text of two and four bytes a character, on lines `\r\n` ends.
-    let program = "const s = 'é😀';\r\nlet async; for (async in o) for (const k in{ ...p }) ;\n\
+    let program = "const s = 'é😀';\r\nlet async; for ({ ...async } in o) for (const k in{ ...p }) ;\n\
       function f(a, { b, ...r }, ...more) { while (a) a--; return { ...r } }\n\
-      for (const { x, ...y } of list) do ; while (0)\nfor (k in(v)) ;\nnew Array(Array(n).length);";
+      for (const { x, ...y } of list) do ; while (0)\nl: for ({ ...k } in(v)) ;\nnew Array(Array(n).length);";
     let (code, guards) = guard_listings(program, &[]).unwrap().unwrap();
     let units: Vec<u16> = code.encode_utf16().collect();
     let own = without_changes(&units, &guards.changes, 0, units.len()).unwrap();
@@ -1199,7 +1288,7 @@ mod tests {
         .iter()
         .filter(|(_, change)| *change == Change::In)
         .count(),
-      3
+      2
     );
   }
 
@@ -1259,7 +1348,7 @@ mod tests {
     // Inner loops too, and a body right after a keyword stays apart from it.
     assert_eq!(
       guarded("for (k in o) do{}while(0)"),
-      "for (k of __dsh_forIn(o)) {__dsh_poll();do {__dsh_poll();{}}while(0)}"
+      around("", "for (k in ", "o", ") {__dsh_poll();do {__dsh_poll();{}}while(0)}")
     );
     let (code, guards) = guard_listings("let __dsh_poll; while (1);", &[])
       .unwrap()
@@ -1282,11 +1371,6 @@ mod tests {
     assert_eq!(
       guarded("for (const [k, { a, ...r }] of o) ;"),
       "for (const [k, { a, ...r }] of __dsh_spreadEach(o, [1,0,0,1], [2,null,\"o\"])) {__dsh_poll();;}"
-    );
-    // A for-in's keys too.
-    assert_eq!(
-      guarded("for (const { ...r } in o) ;"),
-      "for (const { ...r } of __dsh_forIn(o, 1)) {__dsh_poll();;}"
     );
   }
 

@@ -60,6 +60,20 @@ let n = 0, last = []; for (const k in t) { n++; if (n <= 2 || n > 2 ** 17 - 1) l
   'a long array with holes, a deletion, a non-enumerable index and a truncation': `const a = Array.from({ length: 2 ** 17 }, (_, i) => i)
 delete a[3]; Object.defineProperty(a, 7, { value: 1, enumerable: false }); a.x = 1; Array.prototype.foo = 1
 const keys = []; for (const k in a) { keys.push(k); if (k === '10') a.length = 12 } return keys`,
+  'loops broken off, continued by label and left by return, over long values and proxies': `const log = []
+const long = Array.from({ length: 70000 }, (_, i) => i), typed = new Uint8Array(70000)
+const p = new Proxy({ a: 1, b: 2, c: 3 }, { getOwnPropertyDescriptor(t, k) { log.push('gopd ' + k); return Reflect.getOwnPropertyDescriptor(t, k) } })
+const counts = []
+for (const v of [long, typed, 'ab'.repeat(35000), p, { x: 1, y: 2 }]) {
+  let n = 0
+  for (const k in v) { n++; if (n === 1500 || k === 'b') break }
+  outer: for (const r of [1, 2]) inner: for (const k in v) { n++; if (n > 2100 * r) continue outer; if (k === '2') continue inner }
+  const first = () => { for (const k in v) if (k === '3' || k === 'c' || k === 'y') return k }
+  counts.push(n, first())
+}
+for (const k in long) { if (k === '0') { delete long[1]; delete long[69999]; long.length = 60000 } counts.push(k); if (counts.length > 10) break }
+let n = 0; for (const k in long) n++
+return [counts, n, log]`,
   'a sparse array of length 2^32 - 1': `const a = []; a[2 ** 32 - 2] = 1; a[5] = 2; a[70000] = 3; a.x = 3
 const keys = []; for (const k in a) keys.push(k); return keys`,
   'a long string, and an object whose prototype is a long typed array': `let n = 0, last

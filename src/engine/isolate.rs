@@ -384,6 +384,7 @@ fn start_program(
         for_in_next,
         spread,
         each,
+        each_async,
         parameter,
         poll,
         array_length,
@@ -393,7 +394,8 @@ fn start_program(
     )) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
        {parameter} = arguments[3], {poll} = arguments[4], {array_length} = arguments[5], \
-       {for_in_subject} = arguments[6], {for_in_next} = arguments[7]; return {function} }})"
+       {for_in_subject} = arguments[6], {for_in_next} = arguments[7], {each_async} = arguments[8]; \
+       return {function} }})"
     ),
     None => format!("({function})"),
   };

@@ -59,6 +59,7 @@ const StringCtor = String;
 const StringPrototypeValueOf = String.prototype.valueOf;
 const SymbolCtor = Symbol;
 const SymbolIterator = Symbol.iterator;
+const SymbolAsyncIterator = Symbol.asyncIterator;
 const TypeErrorCtor = TypeError;
 // V8's property filter for own enumerable string keys, as the op takes it.
 const ENUMERABLE_STRINGS = 2 | 16;
@@ -593,6 +594,88 @@ export function spreadableEach(iterable, shape, message) {
   return new MirroredValues(iterable, method, shape, -1);
 }
 
+/** For `for await (const { a, ...rest } of iterable)`: the values of `iterable`'s async iterator,
+ * or of its iterator made async, each passed through `spreadable` with the head's shape once it has
+ * settled. Iterated as V8 iterates a for-await's iterable; the loop gets each value one turn of the
+ * microtask queue later than it would from the iterator itself. */
+export function spreadableEachAsync(iterable, shape, message) {
+  if (iterable === null || iterable === undefined) {
+    throw new TypeErrorCtor(`Cannot read properties of ${iterable} (reading 'Symbol(Symbol.asyncIterator)')`);
+  }
+  let method = iterable[SymbolAsyncIterator];
+  const sync = method === undefined || method === null;
+  if (sync) method = iterable[SymbolIterator];
+  if (typeof method !== 'function') throw new TypeErrorCtor(notAsyncIterable(message, iterable));
+  const iterator = ReflectApply(method, iterable, []);
+  if (!isObject(iterator)) {
+    throw new TypeErrorCtor(`Result of the Symbol.${sync ? 'iterator' : 'asyncIterator'} method is not an object`);
+  }
+  return new MirroredAsyncValues(iterator, sync, shape);
+}
+
+/** V8's message for a for-await's `value` that is not async iterable. */
+function notAsyncIterable(message, value) {
+  if (message[0] === NOT_ITERABLE) return `${message[2]} is not async iterable`;
+  if (message[0] === CALL_NOT_ITERABLE) return `${message[2]}(...) is not a function or its return value is not async iterable`;
+  return `${valueNamed(value)} is not async iterable`;
+}
+
+/** A for-of's or a for-await's value, as its head destructures it. */
+function forOfHead(value, shape) {
+  return shape !== 1 && shape[0] !== OBJECT_PATTERN ? spreadable(value, shape, FOR_OF_NOT_ITERABLE) : spreadableWithin(value, shape, FOR_OF);
+}
+
+const PromiseCtor = Promise;
+const PromiseResolveMethod = Promise.resolve;
+const PromisePrototypeThen = Promise.prototype.then;
+const settle = (value) => ReflectApply(PromiseResolveMethod, PromiseCtor, [value]);
+const then = (promise, fulfilled, rejected) => ReflectApply(PromisePrototypeThen, promise, [fulfilled, rejected]);
+
+/** An async iterator over `iterator` (a sync one, made async as V8 makes it, when `sync`) whose
+ * values go through the head's shape. */
+function MirroredAsyncValues(iterator, sync, shape) {
+  this.iterator = iterator;
+  this.nextMethod = iterator.next;
+  this.sync = sync;
+  this.shape = shape;
+}
+MirroredAsyncValues.prototype = {
+  __proto__: null,
+  [SymbolAsyncIterator]() {
+    return this;
+  },
+  next() {
+    const shape = this.shape;
+    if (!this.sync) {
+      return then(settle(ReflectApply(this.nextMethod, this.iterator, [])), (result) => {
+        if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
+        if (result.done) return { __proto__: null, value: undefined, done: true };
+        return { __proto__: null, value: forOfHead(result.value, shape), done: false };
+      });
+    }
+    const result = ReflectApply(this.nextMethod, this.iterator, []);
+    if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
+    const done = !!result.done;
+    // A value that is a promise is awaited; a rejected one closes the iterator, as V8's does.
+    return then(settle(result.value), (value) => ({ __proto__: null, value: done ? value : forOfHead(value, shape), done }), (error) => {
+      if (!done) {
+        const close = this.iterator.return;
+        if (close !== undefined && close !== null) ReflectApply(close, this.iterator, []);
+      }
+      throw error;
+    });
+  },
+  return(value) {
+    const close = this.iterator.return;
+    if (close === undefined || close === null) return settle({ __proto__: null, value, done: true });
+    const result = ReflectApply(close, this.iterator, [value]);
+    if (!this.sync) return result;
+    if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
+    const done = !!result.done;
+    return then(settle(result.value), (settled) => ({ __proto__: null, value: settled, done }));
+  },
+};
+
 /** The values of `iterable`'s iterator, each passed through `spreadable` with the shape at its
  * position in `shapes` (counted from `position`), or with `shapes` itself when `position` is -1. */
 function MirroredValues(iterable, method, shapes, position) {
@@ -613,11 +696,7 @@ MirroredValues.prototype = {
     if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
     if (result.done) return { value: undefined, done: true };
     const value = result.value;
-    if (this.position === -1) {
-      const shape = this.shapes;
-      const head = shape !== 1 && shape[0] !== OBJECT_PATTERN ? spreadable(value, shape, FOR_OF_NOT_ITERABLE) : spreadableWithin(value, shape, FOR_OF);
-      return { value: head, done: false };
-    }
+    if (this.position === -1) return { value: forOfHead(value, this.shapes), done: false };
     const shape = this.shapes[this.position++];
     return { value: shape === undefined || shape === 0 || shape === RUNS_CODE ? value : spreadableWithin(value, shape, null), done: false };
   },

@@ -66,6 +66,8 @@ pub struct GuardNames {
   pub spread: String,
   /// Guards each value a for-of with an object rest in its head destructures.
   pub each: String,
+  /// The same for a for-await.
+  pub each_async: String,
   /// Reads a parameter for a function with an object rest among its parameters.
   pub parameter: String,
   /// How the parameters that keep such a function's `length` begin (a number follows).
@@ -75,6 +77,8 @@ pub struct GuardNames {
   /// The value a try block throws, passed to the spread guard before a catch clause with an object
   /// rest destructures it.
   pub thrown: String,
+  /// A setter's one argument, when its parameter's object rest is reached through the spread guard.
+  pub setter_value: String,
   /// Takes the length a one-argument `new Array` or `Array` call is given.
   pub array_length: String,
 }
@@ -199,10 +203,12 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
     for_in_value: unused_name(&format!("{NAME_PREFIX}forInValue"), &used),
     spread: unused_name(&format!("{NAME_PREFIX}spread"), &used),
     each: unused_name(&format!("{NAME_PREFIX}spreadEach"), &used),
+    each_async: unused_name(&format!("{NAME_PREFIX}spreadEachAsync"), &used),
     parameter: unused_name(&format!("{NAME_PREFIX}parameter"), &used),
     argument: unused_prefix(&format!("{NAME_PREFIX}argument"), &used),
     poll: unused_name(&format!("{NAME_PREFIX}poll"), &used),
     thrown: unused_name(&format!("{NAME_PREFIX}thrown"), &used),
+    setter_value: unused_name(&format!("{NAME_PREFIX}setterValue"), &used),
     array_length: unused_name(&format!("{NAME_PREFIX}arrayLength"), &used),
   };
   let mut edits = finder.edits;
@@ -230,9 +236,8 @@ pub fn lists_keys(code: &str) -> bool {
 }
 
 /// Why a program with an object rest the rewrite cannot reach is refused.
-const UNGUARDED_REST: &str = "an object rest pattern in a setter's parameter, in the head of a for-await loop or inside an \
-  array pattern's rest element is not supported here: V8 would copy its source in one step that cannot be stopped \
-  (destructure the value in a statement of its own)";
+const UNGUARDED_REST: &str = "an object rest pattern inside an array pattern's rest element is not supported here: V8 \
+  would copy its source in one step that cannot be stopped (destructure the value in a statement of its own)";
 
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
   let mut name = wanted.to_owned();
@@ -283,8 +288,9 @@ enum Edit {
     more: Option<String>,
   },
   /// A for-of's iterable, whose values its head's object rests copy, is passed to the guard of
-  /// each, with the head's shape and the message argument for a value that is not iterable.
-  Each { iterable: Span, more: String },
+  /// each (of a for-await's, for one), with the head's shape and the message argument for a value
+  /// that is not iterable.
+  Each { iterable: Span, more: String, awaited: bool },
   /// A try statement whose catch clause destructures with an object rest: the try block is put in
   /// one of its own whose catch passes the thrown value to the spread guard and throws what the
   /// guard gives.
@@ -301,6 +307,19 @@ enum Edit {
     length: usize,
     /// The end of the last parameter; the list's `)` follows.
     end: BytePos,
+  },
+  /// A setter whose parameter has an object rest (it may not become a rest parameter): its body
+  /// becomes an arrow function that takes the parameter's pattern, called with the setter's one
+  /// argument as the spread guard gives it back: `set v(p) { return ((PATTERN) => BODY)(guard(p)) }`.
+  Setter {
+    param: Span,
+    /// Where the parameter list's `)` is searched for from, and where the body ends.
+    end: BytePos,
+    body_end: BytePos,
+    /// The guard's further arguments: the pattern's shape and the message argument.
+    more: String,
+    /// The pattern has a default: the setter's parameter gets one too, so that `length` stays 0.
+    defaulted: bool,
   },
   /// A loop's body becomes a block that calls the poll first.
   Poll { body: Span },
@@ -632,14 +651,13 @@ impl Visit for Finder {
   fn visit_for_of_stmt(&mut self, stmt: &ForOfStmt) {
     stmt.visit_children_with(self);
     self.loop_bodies.push(stmt.body.span());
-    // An async iterator's values are awaited: left to the refusal of unguarded rests.
     if let Some(head) = head_pattern(&stmt.left)
-      && !stmt.is_await
       && let Some(shape) = self.shape_of(head)
     {
       self.edits.push(Edit::Each {
         iterable: stmt.right.span(),
         more: format!("{shape}, {}", for_of_message(&stmt.right)),
+        awaited: stmt.is_await,
       });
     }
   }
@@ -679,6 +697,19 @@ impl Visit for Finder {
     function.visit_children_with(self);
     if !setter {
       self.guard_parameters(function.params.iter().map(|param| &param.pat));
+      return;
+    }
+    if let ([param], Some(body)) = (function.params.as_slice(), &function.body)
+      && let Some(shape) = self.shape_of(&param.pat)
+    {
+      let message = destructure_message(&param.pat, Source::Argument).unwrap_or_else(|| "void 0".to_owned());
+      self.edits.push(Edit::Setter {
+        param: param.pat.span(),
+        end: param.pat.span().hi,
+        body_end: body.span.hi,
+        more: format!("{shape}, {message}"),
+        defaulted: matches!(param.pat, Pat::Assign(_)),
+      });
     }
   }
 
@@ -869,7 +900,10 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         call(&names.for_in, subject, sequence, shape.as_deref(), &mut pieces);
       }
       Edit::Copied { value, sequence, more } => call(&names.spread, value, sequence, more.as_deref(), &mut pieces),
-      Edit::Each { iterable, more } => call(&names.each, iterable, false, Some(&more), &mut pieces),
+      Edit::Each { iterable, more, awaited } => {
+        let guard = if awaited { &names.each_async } else { &names.each };
+        call(guard, iterable, false, Some(&more), &mut pieces);
+      }
       Edit::ArrayLength { value } => call(&names.array_length, value, false, None, &mut pieces),
       Edit::Catch { block, shape } => {
         let rank = pieces.len() as isize;
@@ -879,6 +913,27 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
           offset(block.hi),
           isize::MIN + rank,
           Piece::Close(format!(" catch ({thrown}) {{throw {}({thrown}, {shape})}}}}", names.spread)),
+        ));
+      }
+      Edit::Setter {
+        param,
+        end,
+        body_end,
+        more,
+        defaulted,
+      } => {
+        let value = &names.setter_value;
+        let default = if defaulted { " = void 0" } else { "" };
+        let close = closing_paren(code, offset(end)).ok_or(
+          "the program could not be read again to guard its object rests: a setter's `)` was not found",
+        )?;
+        let rank = pieces.len() as isize;
+        pieces.push((offset(param.lo), -rank, Piece::Open(format!("{value}{default}) {{ return ((")))); 
+        pieces.push((close + 1, isize::MIN + rank, Piece::Close(" =>".to_owned())));
+        pieces.push((
+          offset(body_end),
+          isize::MIN + rank,
+          Piece::Close(format!(")({}({value}, {more})) }}", names.spread)),
         ));
       }
       Edit::Poll { body } => {
@@ -1368,6 +1423,11 @@ mod tests {
       guarded("for ({ ...r } of f()) ;"),
       "for ({ ...r } of __dsh_spreadEach(f(), 1, [3,null,\"f\"])) {__dsh_poll();;}"
     );
+    // A for-await's values, once they have settled.
+    assert_eq!(
+      guarded("for await (const { a, ...r } of f()) ;"),
+      "for await (const { a, ...r } of __dsh_spreadEachAsync(f(), 1, [3,null,\"f\"])) {__dsh_poll();;}"
+    );
     assert_eq!(
       guarded("for (const [k, { a, ...r }] of o) ;"),
       "for (const [k, { a, ...r }] of __dsh_spreadEach(o, [1,0,0,1], [2,null,\"o\"])) {__dsh_poll();;}"
@@ -1406,14 +1466,23 @@ mod tests {
   }
 
   #[test]
+  fn a_setters_object_rest_is_reached_through_an_arrow_function_its_body_becomes() {
+    assert_eq!(
+      guarded("({ set v({ a, ...r }) { this.r = r } })"),
+      "({ set v(__dsh_setterValue) { return (({ a, ...r }) => { this.r = r })(__dsh_spread(__dsh_setterValue, 1, [0,\"a\",null])) } })"
+    );
+    // A default keeps `length` 0, and passes through the guard as a parameter's does.
+    assert_eq!(
+      guarded("class C { static set #v([{ ...r }] = d /* c */ ) {} }"),
+      "class C { static set #v(__dsh_setterValue = void 0) { return (([{ ...r }] = __dsh_spread(d, [1,0,1]) /* c */ ) => {})(__dsh_spread(__dsh_setterValue, [1,0,1], void 0)) } }"
+    );
+  }
+
+  #[test]
   fn object_rests_no_guard_reaches_are_refused() {
     for code in [
       "const [...{ ...r }] = v",
       "const { a: [x, ...{ length, ...r }] } = v",
-      "({ set v({ ...r }) {} })",
-      "class C { set v({ ...r }) {} }",
-      "for await (const { ...r } of list) ;",
-      "for await (const [{ ...r }] of list) ;",
     ] {
       assert_eq!(
         guard_listings(code, &[]),

@@ -100,6 +100,16 @@ for (const run of [async () => { for await (const { ...r } of foo) ; }, async ()
   try { await run() } catch (e) { out.push(e.message) }
 }
 return [out, closed]`,
+  'object rests in and under array patterns\' rest elements': `const [x, ...[{ a, ...r }]] = [0, { a: 1, b: 2 }]
+const [a2, ...{ length, ...r2 }] = [1, 2, 3]
+const [p, ...[b, ...{ 0: z, ...c }]] = 'wxyz'
+function* g() { yield 1; yield { k: 1, m: 2 }; yield 3 }
+const [q, ...[{ k, ...r3 }, ...more]] = g()
+let r4; [, ...[{ ...r4 }]] = [0, { s: 1 }]
+const f = ([h, ...[{ ...t }]]) => t
+const out = []; for (const [k2, ...{ ...rest }] of [['a', 1, 2]]) out.push(k2, rest)
+const [y, ...[w, { ...r5 }]] = Array.from({ length: 200000 }, (_, i) => i === 2 ? { z: 1 } : i)
+return [r, a2, length, r2, p, b, z, c, q, r3, more, r4, f([1, { u: 2 }]), out, [y, w, r5]]`,
   'a sparse array of length 2^32 - 1': `const a = []; a[2 ** 32 - 2] = 1; a[5] = 2; a[70000] = 3; a.x = 3
 const keys = []; for (const k in a) keys.push(k); return keys`,
   'a long string, and an object whose prototype is a long typed array': `let n = 0, last
@@ -353,10 +363,10 @@ return [m(() => { const { a: { ...r } } = { a: t } }), m(() => { const [k, { ...
   })
 })
 
-test('an object rest no guard reaches (in an array pattern\'s rest element) is refused before the program runs', async () => {
-  const message = 'an object rest pattern inside an array pattern\'s rest element is not supported here: V8 would copy its source in one step '
-    + 'that cannot be stopped (destructure the value in a statement of its own)'
-  for (const program of ["console.log('ran'); const [...{ ...r }] = [1]", 'const [a, ...[{ ...r }]] = [1, {}]']) {
+test('an object rest no guard reaches (in an object pattern that is an array pattern\'s rest element) is refused before the program runs', async () => {
+  const message = 'an object rest pattern inside an object pattern that is an array pattern\'s rest element is not supported here: V8 would '
+    + 'copy its source in one step that cannot be stopped (destructure the value in a statement of its own)'
+  for (const program of ["console.log('ran'); const [...{ a: { ...r } }] = [1]", 'const [a, ...[...{ 0: [{ ...r }] }]] = [1, []]']) {
     assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], error: { kind: 'exception', message } }, program)
   }
 })
@@ -369,6 +379,20 @@ return [await m(() => { o.v = t }), await m(() => { o.w = undefined }), await m(
   await m(async () => { for await (const [{ ...r }] of (async function* () { yield [t] })()) ; })]`
   const refused = `an object spread or rest of a value of 524288 elements is refused: past 262144, V8 copies them in one step that cannot be stopped (copy them in a loop instead)`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [refused, refused, refused, refused] })
+})
+
+test('an object rest under an array pattern\'s rest element refuses a long value, and a rest array past 2^18 values it copies', async () => {
+  const program = `const m = (f) => { try { return f() ?? 'no error' } catch (e) { return e.message } }
+const t = new Uint8Array(2 ** 19)
+return [m(() => { const [...[{ ...r }]] = [t] }), m(() => { const [a, ...{ ...r }] = new Uint8Array(2 ** 18 + 2) }),
+  m(() => { const [a, ...{ ...r }] = new Uint8Array(2 ** 18 + 1) }),
+  m(() => { const own = { *[Symbol.iterator]() { yield {} } }; Array.prototype[Symbol.iterator] = function* () { yield t }; const [...[{ ...r }]] = own })]`
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [
+    'an object spread or rest of a value of 524288 elements is refused: past 262144, V8 copies them in one step that cannot be stopped (copy them in a loop instead)',
+    "an object rest of an array pattern's rest element of more than 262144 elements is refused: V8 copies them in one step that cannot be stopped (copy them in a loop instead)",
+    'no error',
+    "an array pattern inside an array pattern's rest element, with an object rest in it, is not supported while Array.prototype's iterator is replaced: V8 would iterate the rest's array with the program's code",
+  ] })
 })
 
 test('a for-in over a proxy whose getPrototypeOf trap answers with a long value is refused, as a proxy of one is', async () => {

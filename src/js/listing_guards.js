@@ -552,6 +552,7 @@ function iterableMirror(value, shape, message) {
  * and no element before it runs the program's code, so that nothing of the program runs between
  * the check and V8's read. Anything else is mirrored. */
 function checkedInPlace(value, shape) {
+  if (shape[OWN_REST] !== 0) return false;
   if (!ArrayIsArray(value) || listingKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
   // One element to check, with no code of the program's to run before V8 reads it (which could
   // put another value in its place); elements after it may run code.
@@ -574,7 +575,15 @@ const ArrayIteratorNext = ArrayIteratorPrototype.next;
 
 /** Whether V8 iterates `array` with its own array iterator, which runs none of the program's code. */
 function arrayIterationIsNative(array) {
-  if (ObjectGetPrototypeOf(array) !== ArrayPrototype || hasOwn(array, SymbolIterator)) return false;
+  return ObjectGetPrototypeOf(array) === ArrayPrototype && !hasOwn(array, SymbolIterator) && arrayIterationIntact();
+}
+
+const REST_ITERATION_REPLACED = "an array pattern inside an array pattern's rest element, with an object rest in it, is not supported " +
+  "while Array.prototype's iterator is replaced: V8 would iterate the rest's array with the program's code";
+
+/** Whether an array's iteration is V8's own: Array.prototype's iterator method and the array
+ * iterator's `next`. */
+function arrayIterationIntact() {
   // Read as descriptors: a getter of the program's is not called.
   const values = ReflectGetOwnPropertyDescriptor(ArrayPrototype, SymbolIterator);
   const next = ReflectGetOwnPropertyDescriptor(ArrayIteratorPrototype, 'next');
@@ -685,6 +694,9 @@ function MirroredValues(iterable, method, shapes, position) {
   this.nextMethod = iterator.next;
   this.shapes = shapes;
   this.position = position;
+  // An array pattern's rest element that makes an array V8 copies or iterates again:
+  // `[at, copied, iterated]` (src/program/listing_guards.rs).
+  this.rest = position === -1 ? 0 : shapes[OWN_REST];
 }
 MirroredValues.prototype = {
   __proto__: null,
@@ -694,9 +706,18 @@ MirroredValues.prototype = {
   next() {
     const result = ReflectApply(this.nextMethod, this.iterator, []);
     if (!isObject(result)) throw new TypeErrorCtor(`Iterator result ${StringCtor(result)} is not an object`);
-    if (result.done) return { value: undefined, done: true };
+    const rest = this.rest;
+    if (result.done) {
+      // V8 iterates the rest's array next, with nothing of the program's in between.
+      if (rest !== 0 && rest[2] === 1 && !arrayIterationIntact()) throw new TypeErrorCtor(REST_ITERATION_REPLACED);
+      return { value: undefined, done: true };
+    }
     const value = result.value;
     if (this.position === -1) return { value: forOfHead(value, this.shapes), done: false };
+    if (rest !== 0 && rest[1] === 1 && this.position - CHILDREN - rest[0] >= LONG_COPY) {
+      throw new RangeErrorCtor(`an object rest of an array pattern's rest element of more than ${LONG_COPY} elements is refused: ` +
+        'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
+    }
     const shape = this.shapes[this.position++];
     return { value: shape === undefined || shape === 0 || shape === RUNS_CODE ? value : spreadableWithin(value, shape, null), done: false };
   },

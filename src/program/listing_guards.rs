@@ -236,8 +236,9 @@ pub fn lists_keys(code: &str) -> bool {
 }
 
 /// Why a program with an object rest the rewrite cannot reach is refused.
-const UNGUARDED_REST: &str = "an object rest pattern inside an array pattern's rest element is not supported here: V8 \
-  would copy its source in one step that cannot be stopped (destructure the value in a statement of its own)";
+const UNGUARDED_REST: &str = "an object rest pattern inside an object pattern that is an array pattern's rest element \
+  is not supported here: V8 would copy its source in one step that cannot be stopped (destructure the value in a \
+  statement of its own)";
 
 fn unused_name(wanted: &str, used: &HashSet<&str>) -> String {
   let mut name = wanted.to_owned();
@@ -434,27 +435,83 @@ impl Finder {
   /// An array pattern's shape marks with `2` each element without one whose destructuring may run
   /// the program's code (a pattern's getters, a default, a setter of an assignment's target): the
   /// guard checks an element in place only where nothing of the program runs before V8 reads it.
+  ///
+  /// A rest element's array is V8's own, made of the values from its position on: an array pattern
+  /// there takes them as if they followed in the outer pattern (their shapes follow on), and an
+  /// object pattern there copies the array with its own rest. The shape's second field then says
+  /// `[at, copied, iterated]`: the values from position `at` make the array, which an object rest
+  /// copies (the guard lets through at most LONG_COPY of them) or V8 iterates again (the guard
+  /// checks, after the last value, that V8's array iteration is still its own).
   fn array_shape(&mut self, array: &ArrayPat) -> Option<String> {
-    let shapes: Vec<Option<String>> = array
-      .elems
-      .iter()
-      .map(|element| match element {
-        Some(Pat::Rest(_)) | None => None,
-        Some(element) => self.shape_of(element),
-      })
-      .collect();
-    if shapes.iter().all(Option::is_none) {
-      return None;
-    }
-    let children = shapes
+    let (children, rest) = self.array_children(array);
+    let Some(RestArray { at, copied, iterated }) = rest else {
+      return mirrored(1, false, children);
+    };
+    let children: Vec<String> = children
       .into_iter()
-      .zip(&array.elems)
-      .map(|(shape, element)| match element {
-        Some(Pat::Ident(_)) | Some(Pat::Rest(_)) | None => shape,
-        Some(_) => shape.or_else(|| Some(RUNS_CODE.to_owned())),
-      })
+      .map(|child| child.unwrap_or_else(|| "0".to_owned()))
       .collect();
-    mirrored(1, false, children)
+    Some(format!(
+      "[1,[{at},{},{}]{}{}]",
+      u8::from(copied),
+      u8::from(iterated),
+      if children.is_empty() { "" } else { "," },
+      children.join(",")
+    ))
+  }
+
+  /// The shapes of an array pattern's elements, followed by those of an array pattern in its rest
+  /// element, and what V8 does with the array its rest element makes, if the guard must know.
+  fn array_children(&mut self, array: &ArrayPat) -> (Vec<Option<String>>, Option<RestArray>) {
+    let mut children = Vec::new();
+    let mut rest = None;
+    for element in &array.elems {
+      let shape = match element {
+        Some(Pat::Rest(element)) => {
+          let at = children.len();
+          match &*element.arg {
+            Pat::Array(inner) => {
+              let (inner_children, inner_rest) = self.array_children(inner);
+              let guarded = inner_rest.is_some() || inner_children.iter().any(Option::is_some);
+              children.extend(inner_children);
+              if guarded {
+                rest = Some(RestArray {
+                  at: at + inner_rest.as_ref().map_or(0, |inner| inner.at),
+                  copied: inner_rest.as_ref().is_some_and(|inner| inner.copied),
+                  iterated: true,
+                });
+              }
+            }
+            // Only its own rest, which the guard bounds: a rest further in, whose value V8 reads
+            // from the array by key, is left to the refusal.
+            Pat::Object(object) if has_rest(object) && !object.props.iter().any(|prop| match prop {
+              ObjectPatProp::KeyValue(property) => holds_object_rest(&property.value),
+              _ => false,
+            }) =>
+            {
+              self.guarded_rests.insert(object.span.lo);
+              rest = Some(RestArray { at, copied: true, iterated: false });
+            }
+            _ => {}
+          }
+          continue;
+        }
+        None => None,
+        Some(element) => {
+          let shape = self.shape_of(element);
+          match element {
+            Pat::Ident(_) => shape,
+            _ => shape.or_else(|| Some(RUNS_CODE.to_owned())),
+          }
+        }
+      };
+      children.push(shape);
+    }
+    // Elements that only run code are no one's concern unless a shape or a rest follows them.
+    if rest.is_none() && children.iter().all(|child| child.is_none() || child.as_deref() == Some(RUNS_CODE)) {
+      children.clear();
+    }
+    (children, rest)
   }
 
   /// Routes a parameter list with an object rest through the parameter guard.
@@ -505,6 +562,29 @@ fn head_pattern(head: &ForHead) -> Option<&Pat> {
 
 /// The shape of an array pattern's element that has none but may run the program's code.
 const RUNS_CODE: &str = "2";
+
+/// The array a rest element makes of the values from position `at` on: copied by an object rest,
+/// iterated by V8 for an array pattern.
+struct RestArray {
+  at: usize,
+  copied: bool,
+  iterated: bool,
+}
+
+/// Whether `pattern` holds an object rest anywhere.
+fn holds_object_rest(pattern: &Pat) -> bool {
+  match pattern {
+    Pat::Object(object) => object.props.iter().any(|prop| match prop {
+      ObjectPatProp::Rest(_) => true,
+      ObjectPatProp::KeyValue(property) => holds_object_rest(&property.value),
+      ObjectPatProp::Assign(_) => false,
+    }),
+    Pat::Array(array) => array.elems.iter().flatten().any(holds_object_rest),
+    Pat::Rest(rest) => holds_object_rest(&rest.arg),
+    Pat::Assign(assign) => holds_object_rest(&assign.left),
+    _ => false,
+  }
+}
 
 /// A mirrored pattern's shape, `[kind,own,…children]` with `0` for a child without one, or `None`
 /// when no child has one.
@@ -1479,10 +1559,26 @@ mod tests {
   }
 
   #[test]
+  fn a_rest_elements_array_says_where_its_values_begin_and_what_v8_does_with_it() {
+    // Its own rest copies the array: at most LONG_COPY values from position 1 on.
+    assert_eq!(
+      guarded("const [a, ...{ length, ...r }] = v"),
+      "const [a, ...{ length, ...r }] = __dsh_spread(v, [1,[1,1,0],0], [2,null,\"v\"])"
+    );
+    // An array pattern there takes the values that follow, with their shapes; V8 iterates the
+    // array again, and a rest further in copies what it makes.
+    assert_eq!(
+      guarded("const [a, ...[{ ...b }, ...{ ...c }]] = v"),
+      "const [a, ...[{ ...b }, ...{ ...c }]] = __dsh_spread(v, [1,[2,1,1],0,1], [2,null,\"v\"])"
+    );
+    assert_eq!(guarded("const [a, ...[b, c]] = v"), "const [a, ...[b, c]] = v");
+  }
+
+  #[test]
   fn object_rests_no_guard_reaches_are_refused() {
     for code in [
-      "const [...{ ...r }] = v",
-      "const { a: [x, ...{ length, ...r }] } = v",
+      "const [...{ a: { ...r } }] = v",
+      "const [x, ...[...{ 0: [{ ...r }] }]] = v",
     ] {
       assert_eq!(
         guard_listings(code, &[]),

@@ -425,7 +425,9 @@ describe('built-ins kept interruptible: array-likes, long arrays, long patterns,
     'lastIndexOf of long patterns': "const s = 'ab'.repeat(500) + 'x'.repeat(300) + 'ab'.repeat(500); const p = 'x'.repeat(300); " +
       "const q = 'ab'.repeat(200); return [s.lastIndexOf(p), s.lastIndexOf(p, 999), s.lastIndexOf(p, 1000), s.lastIndexOf(q), " +
       "s.lastIndexOf(q, 10), s.lastIndexOf(q, -5), s.lastIndexOf(q, NaN), s.lastIndexOf(q, Infinity), " +
-      "'short'.lastIndexOf('x'.repeat(300)), String.prototype.lastIndexOf.call(12345, '3'), String.prototype.lastIndexOf.length]",
+      "'short'.lastIndexOf('x'.repeat(300)), String.prototype.lastIndexOf.call(12345, '3'), String.prototype.lastIndexOf.length, " +
+      // A long pattern that occurs at every other position of a long text: found from the end.
+      "'ab'.repeat(2 ** 22).lastIndexOf('ba'.repeat(200)), 'ab'.repeat(2 ** 22).lastIndexOf('ba'.repeat(200), 2 ** 20)]",
     'replacement over long strings': "const base = 'The quick brown fox jumps over the lazy dog; \u00c4\u00d6 \ud83d\ude00 x1y22z333. '; " +
       'const s = base.repeat(Math.ceil((2 ** 20 + 7) / base.length)); ' +
       'const sum = (t) => { let h = 0; for (let i = 0; i < t.length; i += 97) h = (h * 31 + t.charCodeAt(i)) | 0; return h }; ' +

@@ -66,6 +66,12 @@ const OPERATIONS = [
   "const s = String(v); return [s.lastIndexOf('ab'.repeat(150)), s.lastIndexOf(s.slice(-300)), s.indexOf('ba', 5)]",
   'return Object.keys(v).length',
   'return Object.getOwnPropertySymbols(Array.prototype).map(String)',
+  'const keys = []; outer: for (const r of [1, 2]) for (const k in v) { keys.push(r + k); if (keys.length % 3 === 0) continue outer } return keys',
+  'let n = 0, last; for (const k in v) { last = k; if (++n === 70001) break } return [n, last]',
+  'const o = { set s({ 0: first, ...rest }) { this.got = [first, Object.keys(rest).length] } }; o.s = v; return o.got',
+  'const out = []; for await (const { 0: first, ...rest } of [v]) out.push(first, Object.keys(rest).length); return out',
+  'const [x, ...[{ 0: first, ...rest }]] = [0, v]; return [first, Object.keys(rest).length]',
+  "return ['toJSON' in new Uint8Array(1), JSON.stringify({ v }).length]",
 ]
 
 /** Program `index` of campaign `seed`: `{ program, value, size, operation }`. */
@@ -80,7 +86,7 @@ export function generate(seed, index) {
   if (operation.includes('...r } in v')) size = Math.min(size, 2 ** 16 + 1)
   const program = `const log = []
 const v = ${VALUES[valueName](size)}
-const seen = (() => { try { return { value: (() => { ${operation} })() } } catch (e) { return { error: e?.constructor?.name + ': ' + e?.message } } })()
+const seen = await (async () => { try { return { value: await (async () => { ${operation} })() } } catch (e) { return { error: e?.constructor?.name + ': ' + e?.message } } })()
 return { log, digest: digest(seen) }
 ${DIGEST}`
   return { program, value: valueName, size, operation }

@@ -41,6 +41,7 @@ const ReflectConstructForGuards = Reflect.construct;
 const ObjectHasOwnForGuards = Object.hasOwn;
 const ArrayPrototypeForGuards = Array.prototype;
 const TypeErrorCtorForGuards = TypeError;
+const StringPrototypeIndexOfForGuards = String.prototype.indexOf;
 const RangeErrorCtorForGuards = RangeError;
 
 /** A relative index (`start`, `end`, `fromIndex`), clamped to `[0, length]`. */
@@ -578,37 +579,6 @@ for (const name in generic) {
   standInFront(Array.prototype, name, guarded);
 }
 
-// String.prototype.lastIndexOf compares the pattern at every position, O(n*m), without checking
-// for termination (4 s for a 10^5-character pattern over 2*10^5 characters). Long patterns are
-// found instead by V8's forward search (Boyer-Moore), one call per occurrence, which a
-// termination stops between calls.
-const LONG_PATTERN = 256;
-const StringPrototypeLastIndexOfForGuards = String.prototype.lastIndexOf;
-const StringPrototypeIndexOfForGuards = String.prototype.indexOf;
-ObjectDefinePropertyForGuards(String.prototype, 'lastIndexOf', {
-  __proto__: null,
-  value: presentAsBuiltin({
-    lastIndexOf(searchString) {
-      if (this === null || this === undefined) {
-        throw new TypeErrorCtorForGuards('String.prototype.lastIndexOf called on null or undefined');
-      }
-      const text = toStringStrict(this);
-      const pattern = toStringStrict(searchString);
-      const position = arguments.length > 1 ? +arguments[1] : NaN;
-      if (pattern.length <= LONG_PATTERN) return ReflectApplyForGuards(StringPrototypeLastIndexOfForGuards, text, [pattern, position]);
-      const last = position !== position ? text.length : MathMin(MathMax(MathTrunc(position), 0), text.length);
-      let found = -1;
-      for (let at = ReflectApplyForGuards(StringPrototypeIndexOfForGuards, text, [pattern, 0]); at !== -1 && at <= last;
-        at = ReflectApplyForGuards(StringPrototypeIndexOfForGuards, text, [pattern, at + 1])) {
-        found = at;
-      }
-      return found;
-    },
-  }.lastIndexOf, StringPrototypeLastIndexOfForGuards),
-  writable: true,
-  enumerable: false,
-  configurable: true,
-});
 
 // String.raw reads its template's `raw` list to its `length` in C++ without checking for
 // termination: `String.raw({ raw: { length: 2 ** 24 } })` took 3.7 s and 663 MB in Node 20, and a

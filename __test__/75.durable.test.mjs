@@ -574,6 +574,23 @@ return [all.reduce((sum, x) => sum + x, 0), approved]`
   assert.deepStrictEqual(calls, ['approve', 'approve'])
 })
 
+test('a call refused for its arguments while calls wait for room leaves the events before it in the journal', async () => {
+  // A quarter of a 64 MB heap cap, 16 MiB, bounds the arguments in flight: 17 MiB alone are refused.
+  const small = await setup({ maxOldGenerationSizeMb: 64, computeMs: 10_000 })
+  const functions = { get: ({ i }) => new Promise((resolve) => setTimeout(() => resolve(i), 2)), big: () => 'never called' }
+  const bindings = [{ global: 'tools', functions }]
+  const program = `const all = Promise.all(Array.from({ length: 1100 }, (_, i) => tools.get({ i })))
+let refused
+try { await tools.big({ s: 'x'.repeat(17 << 20) }) } catch (e) { refused = [e.name, e.message.slice(0, 40)] }
+return [(await all).length, refused]`
+  const first = await small.runtime.runDurable({ program, bindings }, {})
+  assert.deepStrictEqual(first.result, { logs: [], value: [1100, ['Error', "a binding call's arguments (17825800 byt"]] })
+  assert.equal(first.journal.events.filter((event) => event.type === 'call').length, 1101)
+  const again = await small.runtime.replay({ program, bindings }, first.journal, {})
+  assert.deepStrictEqual(again.result, first.result)
+  await small.dispose()
+})
+
 test('a journal past maxBytes is refused while it is read, with no copy of it', async () => {
   // In a process of its own, so that its peak resident memory is this refusal's.
   const script = `

@@ -421,10 +421,11 @@ export const call = (function call(namespaceIndex, nameIndex, global, name, args
 
 const send = (function send(pending, resumed) {
   // The bounds on calls in flight count a call's arguments only. Long events, or events with long
-  // arguments that the bounds may refuse, go ahead in a message of their own, sent at once, so that
-  // the journal has them whatever becomes of the call; with calls waiting they keep their place.
-  if (run.recorded !== '' && !callsWait() && (run.recorded.length > EVENTS_AHEAD || pending.argsJson.length > EVENTS_AHEAD)) {
-    ReflectApply(PromisePrototypeThen, sync('', true), [ignore, ignore]);
+  // arguments that the bounds may refuse, go ahead in a message of their own, so that the journal
+  // has them whatever becomes of the call: sent at once, or, with calls waiting for room, in their
+  // place among them.
+  if (run.recorded !== '' && (run.recorded.length > EVENTS_AHEAD || pending.argsJson.length > EVENTS_AHEAD)) {
+    ReflectApply(PromisePrototypeThen, sync('', !callsWait()), [ignore, ignore]);
   }
   const answer = sync(`,"call":[${pending.id},${pending.namespaceIndex},${pending.nameIndex},${JSONStringify(pending.argsJson)},${resumed}]`, false, pending.argsJson);
   // The host's envelope, `V{"v":value}`, `V{"e":"message"}` or `V{"s":payload}`, whose JSON is

@@ -1,9 +1,14 @@
 // How a child process of the host ended, in words: the helpers of `isolation: 'process'`, and the
-// Python zygote and its run processes, say it the same way.
+// Python zygote and its run processes, say it the same way, and hand a run on the same way when its
+// process ended before it took the run.
 import { constants } from 'node:os'
 
 /** How much of a child's stderr is kept, for the message of its death. */
 export const STDERR_KEPT = 4096
+
+/** How many other processes a run may be handed to when the one it was given ended before taking
+ * it (it died while prepared, and the host had not seen it yet): such a process ran none of it. */
+export const HANDOVERS = 2
 
 /** Signal names by number. */
 const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))

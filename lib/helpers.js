@@ -4,15 +4,12 @@
 // the one run it holds. A `HelperRun` has the addon's NativeRun interface, so the rest of the
 // runtime (bindings, durable runs, disposal) cannot tell the modes apart.
 import { Socket } from 'node:net'
-import { STDERR_KEPT, exitCause, lastSaid, whenReaped } from './exits.js'
+import { HANDOVERS, STDERR_KEPT, exitCause, lastSaid, whenReaped } from './exits.js'
 import { FrameReader, PROTOCOL, abortFrame, answerFrame, disposeFrame, runFrame } from './helper_wire.js'
 
 /** A run whose helper neither settles nor ends this long after it should have is ended here, and
  * its helper killed: after its wall ceiling, or after an abort or disposal was sent. */
 const BACKSTOP_MS = 1000
-
-/** How many other helpers a run may be handed to when the one it was given ended before taking it. */
-const HANDOVERS = 2
 
 /** Why a helper ended: its exit status and the last line it wrote to stderr. */
 function causeOf(exit, stderr) {

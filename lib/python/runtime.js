@@ -8,6 +8,7 @@ import { availableParallelism, constants } from 'node:os'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from '../config.js'
 import { checkBindings, describeFailure, startBindingWith } from '../bindings.js'
+import { HANDOVERS } from '../exits.js'
 import { PROTOCOL } from '../helper_wire.js'
 import { losslessJsonText, losslessJsonTextInTurns } from '../lossless.js'
 import { readFrame } from './channel.js'
@@ -16,9 +17,6 @@ import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
 import { ProcessPool } from './processes.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
-
-/** How many other processes a run may be handed to when the one it was given ended before taking it. */
-const HANDOVERS = 2
 
 /** Binding calls a run may have awaiting answers, and their arguments' bytes, before the host stops
  * reading its process (the TypeScript runtime's bound on calls in flight). */

@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use deno_core::v8;
 
+use crate::engine::listings::LONG_LISTING;
+
 /// The bytes backing stores may hold, and how many they hold now.
 #[derive(Debug)]
 pub struct BufferBudget {
@@ -22,9 +24,6 @@ pub struct BufferBudget {
   long_made: AtomicBool,
 }
 
-/// Typed arrays with more elements than this are listed by the runtime, not by V8 (`LONG_LISTING`
-/// in src/js/polling.js): one needs more bytes than this.
-const LONG_LISTING: usize = 1 << 16;
 
 impl BufferBudget {
   pub fn new(limit: usize) -> Arc<Self> {
@@ -40,6 +39,7 @@ impl BufferBudget {
   /// Reserves `len` bytes a program may reach; `false` (and nothing reserved) when they would pass
   /// the limit.
   pub(crate) fn reserve(&self, len: usize) -> bool {
+    // A typed array the runtime lists, not V8, needs more bytes than it has elements.
     if len > LONG_LISTING {
       self.long_made.store(true, Ordering::Relaxed);
     }

@@ -6,7 +6,7 @@
 use deno_core::{op2, v8};
 
 /// Listings longer than this are made in JavaScript, or refused (`LONG_LISTING` in polling.js).
-const LONG_LISTING: usize = 1 << 16;
+pub(crate) const LONG_LISTING: usize = 1 << 16;
 
 /// Nothing long: V8's own listing is safe.
 const SHORT: u32 = 0;

@@ -301,7 +301,11 @@ export function forInKeys(value, shape) {
 
 function forInKeysOf(value) {
   const holds = chainHolds(value);
-  if (holds === NOTHING_LONG) return liveKeys(value);
+  return holds === NOTHING_LONG ? liveKeys(value) : listedKeys(value, holds);
+}
+
+/** The keys of a for-in over `value`, listed here, for a chain that `holds` a long value or a proxy. */
+function listedKeys(value, holds) {
   const object = ObjectCtor(value);
   if (holds === A_PROXY) return new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false, proxied: true }]);
   return new ForInKeys(object, segmentsOf(object));
@@ -400,11 +404,7 @@ let standInsOut = 0;
 export function forInSubject(value) {
   const holds = chainHolds(value);
   if (holds === NOTHING_LONG) return value;
-  const object = ObjectCtor(value);
-  const keys = holds === A_PROXY
-    ? new ForInKeys(object, [{ owner: object, depth: 0, keys: chainKeys(object), length: 0, array: false, proxied: true }])
-    : new ForInKeys(object, segmentsOf(object));
-  const state = new StandInState(keys);
+  const state = new StandInState(listedKeys(value, holds));
   const first = nextPass(state);
   if (first === null) return null;
   ReflectApply(WeakMapPrototypeSet, standIns, [state.proxy, state]);

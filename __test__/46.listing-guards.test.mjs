@@ -272,6 +272,10 @@ test('a typed array has no toJSON, and JSON.stringify calls a toJSON of the prog
     `Object.prototype.toJSON = function (key) { return this instanceof Uint8Array ? 'u8 ' + key + ' ' + this.length : this }
 const long = new Uint8Array(2 ** 17)
 return [JSON.stringify({ a: new Uint8Array(2), long }), JSON.stringify(long), delete Object.prototype.toJSON, JSON.stringify({ a: new Uint8Array(2) })]`,
+    // A prototype put between %TypedArray%.prototype and Object.prototype is where V8 looks next.
+    `new Uint8Array(2 ** 17)
+Object.setPrototypeOf(Object.getPrototypeOf(Uint8Array.prototype), { __proto__: Object.prototype, toJSON: (key) => 'between ' + key })
+return JSON.stringify({ a: new Uint8Array(2) })`,
   ]
   for (const program of programs) {
     assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: await inNode(program) })

@@ -443,7 +443,8 @@ const NumberPrototypeToString = Number.prototype.toString;
 const { op_is_number_object: isNumberObject, op_is_string_object: isStringObject, op_dsh_long_buffer_made: longBufferMade } = core.ops;
 const ObjectHasOwn = Object.hasOwn;
 const ReflectGet = Reflect.get;
-const ObjectPrototypeOfTypedArrays = Object.getPrototypeOf(TypedArrayPrototype);
+const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const DatePrototypeToJSON = Date.prototype.toJSON;
 const StringPrototypeCharCodeAt = String.prototype.charCodeAt;
 const StringPrototypeIndexOf = String.prototype.indexOf;
 const StringPrototypeRepeat = String.prototype.repeat;
@@ -501,7 +502,7 @@ let jsonCall = null;
 const typedArrayToJSON = {
   toJSON(key) {
     // What V8 would call were ours not there: a toJSON of the program's, further up.
-    const inherited = ReflectGet(ObjectPrototypeOfTypedArrays, 'toJSON', this);
+    const inherited = ReflectGet(ObjectGetPrototypeOf(TypedArrayPrototype), 'toJSON', this);
     if (typeof inherited === 'function') return ReflectApply(inherited, this, [key]);
     const call = jsonCall;
     const length = longTypedArrayLength(this);
@@ -560,7 +561,7 @@ function placeTypedArrayToJSON() {
   typedArrayToJSONPlaced = true;
   if (ObjectHasOwn(TypedArrayPrototype, 'toJSON')) return;
   // Its source text reads as a built-in's, as Date.prototype.toJSON's does.
-  ObjectDefineProperty(TypedArrayPrototype, 'toJSON', { __proto__: null, value: presentAsBuiltin(typedArrayToJSON, Date.prototype.toJSON), writable: true, enumerable: false, configurable: true });
+  ObjectDefineProperty(TypedArrayPrototype, 'toJSON', { __proto__: null, value: presentAsBuiltin(typedArrayToJSON, DatePrototypeToJSON), writable: true, enumerable: false, configurable: true });
 }
 
 // V8 quotes a string in one step: 2^28 characters took 0.9 s. A long string given alone is quoted a

@@ -341,10 +341,13 @@ fn lock_down(js: &mut JsRuntime) -> Result<(), String> {
   v8::tc_scope!(let scope, scope);
   let lockdown = v8::Local::new(scope, &lockdown);
   let undefined = v8::undefined(scope).into();
-  let Some(listing_kind) = crate::engine::listings::fast_listing_kind(scope) else {
+  let (Some(listing_kind), Some(exotic_kind)) = (
+    crate::engine::listings::fast_listing_kind(scope),
+    crate::engine::listings::fast_exotic_kind(scope),
+  ) else {
     return Err("could not make the world's fast calls".to_owned());
   };
-  if lockdown.call(scope, undefined, &[listing_kind.into()]).is_some() {
+  if lockdown.call(scope, undefined, &[listing_kind.into(), exotic_kind.into()]).is_some() {
     return Ok(());
   }
   let thrown = match scope.exception() {

@@ -24,9 +24,13 @@ const {
 // Replaced in every isolate by the same check with a fast call (src/engine/listings.rs), which the
 // snapshot cannot keep.
 let listingKind = core.ops.op_dsh_listing_kind;
+// Whether an object is a proxy or a string object, a fast call made in every isolate as it is
+// locked down (src/engine/listings.rs), before any program runs.
+let exoticKind;
 
-export function useFastListingKind(fast) {
-  listingKind = fast;
+export function useFastCalls(fastListingKind, fastExoticKind) {
+  listingKind = fastListingKind;
+  exoticKind = fastExoticKind;
 }
 const ArrayIsArray = Array.isArray;
 const ArrayPrototype = Array.prototype;
@@ -61,6 +65,10 @@ const SymbolCtor = Symbol;
 const SymbolIterator = Symbol.iterator;
 const SymbolAsyncIterator = Symbol.asyncIterator;
 const TypeErrorCtor = TypeError;
+const ArrayBufferIsView = ArrayBuffer.isView;
+const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
+const TypedArrayPrototypeGetLength = ReflectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
+const TypedArrayPrototypeGetSymbolToStringTag = ReflectGetOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
 // V8's property filter for own enumerable string keys, as the op takes it.
 const ENUMERABLE_STRINGS = 2 | 16;
 // Consecutive holes after which a long array's indices are listed by V8: a sparse array of length
@@ -68,6 +76,7 @@ const ENUMERABLE_STRINGS = 2 | 16;
 const HOLES_BEFORE_LISTING = 2 ** 16;
 
 // What listing a value's own keys means, as op_dsh_listing_kind answers (src/engine/listings.rs).
+const SHORT = 0;
 const LONG = 1;
 const PROXY = 2;
 const STRING_OBJECT = 3;
@@ -102,7 +111,7 @@ const A_PROXY = 2;
 function chainHolds(value) {
   if (value === null || value === undefined) return NOTHING_LONG;
   for (let link = value; ;) {
-    const kind = listingKind(link);
+    const kind = linkKind(link);
     if (kind === PROXY) {
       refuseProxyOfLong(link);
       return A_PROXY;
@@ -115,6 +124,18 @@ function chainHolds(value) {
   }
 }
 
+/** `listingKind(link)`, for a link of a for-in subject's chain: each of the op's checks is a call
+ * into V8, where V8's compiler inlines the array and typed array checks made here. */
+function linkKind(link) {
+  if (typeof link !== 'object' && typeof link !== 'function') return listingKind(link);
+  const kind = exoticKind(link);
+  if (kind !== SHORT) return kind;
+  if (ArrayIsArray(link)) return link.length > LONG_LISTING ? LONG : SHORT;
+  if (!ArrayBufferIsView(link)) return SHORT;
+  // A DataView lists no indices.
+  return ReflectApply(TypedArrayPrototypeGetSymbolToStringTag, link, []) !== undefined &&
+    ReflectApply(TypedArrayPrototypeGetLength, link, []) > LONG_LISTING ? LONG : SHORT;
+}
 
 const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);
 

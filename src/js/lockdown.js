@@ -8,10 +8,10 @@
 
 import { isObject } from 'ext:dsh/abstract_ops.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
-import { useFastListingKind } from 'ext:dsh/listing_guards.js';
+import { useFastCalls } from 'ext:dsh/listing_guards.js';
 
-export const lockdown = (function lockdown(listingKind) {
-  useFastListingKind(listingKind);
+export const lockdown = (function lockdown(listingKind, exoticKind) {
+  useFastCalls(listingKind, exoticKind);
   const ObjectDefineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const RangeErrorCtor = RangeError;

@@ -218,6 +218,17 @@ let error; try { Function.prototype.toString.call({}) } catch (e) { error = [e.n
 const d = Object.getOwnPropertyDescriptor(Function.prototype, 'toString')
 return [fns.map(String), error, d.value.name, d.value.length, d.writable, d.enumerable, d.configurable,
   Intl.DateTimeFormat.name, Intl.DateTimeFormat.length]`,
+  'an object rest inside an array pattern, of an element that is a getter, a setter alone, a hole or inherited': `let reads = 0
+const got = ['k']; Object.defineProperty(got, 1, { get() { reads++; return { id: 1, n: reads } }, enumerable: true, configurable: true })
+const [, { id, ...fromGetter }] = got
+const setOnly = ['k']; Object.defineProperty(setOnly, 1, { set(v) {}, enumerable: true, configurable: true })
+const errors = []
+for (const a of [setOnly, ['k', , 3]]) try { const [, { ...r }] = a } catch (e) { errors.push(e.message) }
+const inherits = ['k']; inherits.length = 2; Array.prototype[1] = { id: 9, q: 1 }
+const [, { id: inheritedId, ...inherited }] = inherits; delete Array.prototype[1]
+return [id, fromGetter, reads, errors, inheritedId, inherited]`,
+  'spreads of strings, arrays, typed arrays and a DataView': `return [{ ...'abc', ...[1, 2], ...new Uint8Array(2) }, { ...new DataView(new ArrayBuffer(4)) },
+  { ...Object.assign(new Float64Array(2), { x: 1 }) }]`,
 }
 
 // The language's own globals, which Node gives as V8 makes them.

@@ -45,6 +45,7 @@ const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectKeys = Object.keys;
 const ObjectPrototype = Object.prototype;
 const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
+const ObjectPrototypeLookupGetter = Object.prototype.__lookupGetter__;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 const ReflectApply = Reflect.apply;
 const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
@@ -111,7 +112,7 @@ const A_PROXY = 2;
 function chainHolds(value) {
   if (value === null || value === undefined) return NOTHING_LONG;
   for (let link = value; ;) {
-    const kind = linkKind(link);
+    const kind = kindOf(link);
     if (kind === PROXY) {
       refuseProxyOfLong(link);
       return A_PROXY;
@@ -124,17 +125,18 @@ function chainHolds(value) {
   }
 }
 
-/** `listingKind(link)`, for a link of a for-in subject's chain: each of the op's checks is a call
- * into V8, where V8's compiler inlines the array and typed array checks made here. */
-function linkKind(link) {
-  if (typeof link !== 'object' && typeof link !== 'function') return listingKind(link);
-  const kind = exoticKind(link);
+/** `listingKind(value)`, as fast as it can be told where it is asked of every for-in subject and
+ * spread or rest source: each of the op's checks is a call into V8, where V8's compiler inlines the
+ * array and typed array checks made here. */
+function kindOf(value) {
+  if (typeof value !== 'object' && typeof value !== 'function') return listingKind(value);
+  const kind = exoticKind(value);
   if (kind !== SHORT) return kind;
-  if (ArrayIsArray(link)) return link.length > LONG_LISTING ? LONG : SHORT;
-  if (!ArrayBufferIsView(link)) return SHORT;
+  if (ArrayIsArray(value)) return value.length > LONG_LISTING ? LONG : SHORT;
+  if (!ArrayBufferIsView(value)) return SHORT;
   // A DataView lists no indices.
-  return ReflectApply(TypedArrayPrototypeGetSymbolToStringTag, link, []) !== undefined &&
-    ReflectApply(TypedArrayPrototypeGetLength, link, []) > LONG_LISTING ? LONG : SHORT;
+  return ReflectApply(TypedArrayPrototypeGetSymbolToStringTag, value, []) !== undefined &&
+    ReflectApply(TypedArrayPrototypeGetLength, value, []) > LONG_LISTING ? LONG : SHORT;
 }
 
 const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);
@@ -511,7 +513,7 @@ function valueNamed(value) {
 }
 
 function checked(value) {
-  const kind = listingKind(value);
+  const kind = kindOf(value);
   if (kind === PROXY) refuseProxyOfLong(value);
   // Asked first: every spread comes here, and most sources are short.
   if (kind !== LONG && kind !== STRING_OBJECT) return value;
@@ -574,7 +576,7 @@ function iterableMirror(value, shape, message) {
  * the check and V8's read. Anything else is mirrored. */
 function checkedInPlace(value, shape) {
   if (shape[OWN_REST] !== 0) return false;
-  if (!ArrayIsArray(value) || listingKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
+  if (!ArrayIsArray(value) || exoticKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
   // One element to check, with no code of the program's to run before V8 reads it (which could
   // put another value in its place); elements after it may run code.
   let at = -1;
@@ -584,9 +586,10 @@ function checkedInPlace(value, shape) {
     if (child !== 1 || at !== -1) return false;
     at = position - CHILDREN;
   }
-  const element = ReflectGetOwnPropertyDescriptor(value, at);
-  if (element === undefined || !ReflectApply(ObjectPrototypeHasOwnProperty, element, ['value'])) return false;
-  checked(element.value);
+  // An own property with no getter, read without calling any code (a descriptor is an object to
+  // make, which took longer).
+  if (!hasOwn(value, at) || ReflectApply(ObjectPrototypeLookupGetter, value, [at]) !== undefined) return false;
+  checked(value[at]);
   return true;
 }
 

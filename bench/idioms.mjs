@@ -35,6 +35,7 @@ export const IDIOMS = {
   'typed array toLocaleString': timed('const t = new Float64Array([1, 2.5, 1000])', 'sink += t.toLocaleString().length', 20_000),
   'Number toLocaleString': timed('', 'sink += (1234.5 + i).toLocaleString().length', 20_000),
   'for-in over a 3-key object': timed('const o = { a: 1, b: 2, c: 3 }', 'for (const k in o) sink += k.length', 200_000),
+  'for-in over 1000 class instances in turn': timed('class C { constructor(j) { this.a = j; this.b = 2; this.c = 3 } }\nconst os = []\nfor (let j = 0; j < 1000; j++) os.push(new C(j))', 'for (const k in os[i % 1000]) sink += k.length', 200_000),
   'slice.call on a typed array': timed('const t = new Uint8Array(16)', 'sink += Array.prototype.slice.call(t).length', 100_000),
   'map.call on a typed array': timed('const t = new Uint8Array(16)', 'sink += Array.prototype.map.call(t, (x) => x + 1).length', 100_000),
   'join.call on a typed array': timed('const t = new Uint8Array(16)', "sink += Array.prototype.join.call(t, ',').length", 100_000),

@@ -147,8 +147,9 @@ export declare class V8CodeRuntime extends CodeRuntime {
 
 /** `PythonCodeRuntime`'s configuration (docs/python.md). */
 export interface PythonConfig {
-  /** The interpreter: `'cpython'`, the real one, in a kernel-confined process per run. Default `'cpython'`. */
-  engine?: 'cpython'
+  /** The interpreter: `'cpython'`, the real one, or `'monty'`, pydantic's Rust interpreter of a Python
+   * subset (docs/python.md lists what it lacks); either in a kernel-confined process per run. Default `'cpython'`. */
+  engine?: 'cpython' | 'monty'
   /** CPU budget of one run, in seconds (a positive whole number; RLIMIT_CPU). Default 60. */
   cpuSeconds?: number
   /** Wall-clock ceiling of one run, in milliseconds. At most 2147483647. Default 600000. */
@@ -161,7 +162,7 @@ export interface PythonConfig {
   maxValueBytes?: number
   /** After an abort or a budget kills a run's process, how long the run waits for it to be gone. Default 3000. */
   graceMs?: number
-  /** The interpreter: a path, or a name looked up on PATH when the runtime is made. Default `'python3'`. */
+  /** The interpreter of engine 'cpython': a path, or a name looked up on PATH when the runtime is made. Default `'python3'`. */
   pythonBin?: string
   /** Interpreters started ahead of demand (a whole number); each serves exactly one run. Default 2. */
   prepared?: number
@@ -178,8 +179,8 @@ export declare class PythonCodeRuntime extends CodeRuntime {
   readonly isolation: 'process'
   /** The sandbox's layers, each with why it is missing (`null` when the kernel enforces it). */
   readonly sandbox: [name: string, missing: string | null][]
-  /** The interpreter the runs use. */
-  readonly interpreter: { executable: string; version: string }
+  /** The interpreter the runs use: CPython's executable, or the helper that runs Monty. */
+  readonly interpreter: { engine: 'cpython' | 'monty'; executable: string; version: string }
   constructor(ctx: Context, config?: PythonConfig)
   run(request: CodeRunRequest): Promise<CodeRunResult>
 }

@@ -2,8 +2,9 @@
 // `npm run bench:python`: PythonCodeRuntime beside what the seam's Python backend does per run,
 // spawning `python3 -I` (bare, and importing what a run needs), in turns in one process: `return 1`
 // with a prepared process, with none (forked from the zygote) and back to back; a binding round
-// trip, one after another (beside the floor asyncio and a socket set) and gathered; 100 runs awaiting a binding at once, with the memory of
-// their processes; and CPU-bound code, against the same interpreter spawned. Writes
+// trip, one after another (beside the floor asyncio and a socket set) and gathered; 100 runs
+// awaiting a binding at once, with the memory of their processes; and CPU-bound code, against the
+// same interpreter spawned. Engine 'monty' is a peer in each row it can run. Writes
 // bench/python.json with the date, commit and machine.
 import { execFile, execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -29,6 +30,7 @@ async function load(config) {
 
 const prepared = await load({ prepared: 2 })
 const unprepared = await load({ prepared: 0 })
+const monty = await load({ engine: 'monty', prepared: 2 })
 const python = prepared.runtime.interpreter.executable
 const tools = (functions) => [{ global: 'tools', functions }]
 /** Proportional set size of a process, in KiB: its share of the pages it shares with the zygote. */
@@ -90,6 +92,7 @@ const ROWS = {
     ours: async () => { await sleep(30); return timedRun(prepared.runtime, 'return 1')() },
     'spawn python3 -I': spawned('pass'),
     'spawn python3 -I, importing asyncio and json': spawned('import asyncio, json'),
+    "engine 'monty'": async () => { await sleep(30); return timedRun(monty.runtime, 'return 1')() },
   },
   'return 1, no prepared process (ms)': {
     ours: timedRun(unprepared.runtime, 'return 1'),
@@ -100,13 +103,20 @@ const ROWS = {
       for (let i = 0; i < 20; i++) await timedRun(prepared.runtime, 'return 1')()
       return (performance.now() - started) / 20
     },
+    "engine 'monty'": async () => {
+      const started = performance.now()
+      for (let i = 0; i < 20; i++) await timedRun(monty.runtime, 'return 1')()
+      return (performance.now() - started) / 20
+    },
   },
   'binding round trip, one after another (µs)': {
     ours: reported(prepared.runtime, 'import time\nt = time.perf_counter()\nfor i in range(500):\n    await tools.echo({"i": i})\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),
     'asyncio and a raw echo, unconfined (the floor)': asyncioFloor,
+    "engine 'monty'": reported(monty.runtime, 'import time\nt = time.perf_counter()\nfor i in range(500):\n    await tools.echo({"i": i})\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),
   },
   'binding round trip, 500 gathered (µs per call)': {
     ours: reported(prepared.runtime, 'import asyncio, time\nt = time.perf_counter()\nawait asyncio.gather(*[tools.echo({"i": i}) for i in range(500)])\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),
+    "engine 'monty'": reported(monty.runtime, 'import asyncio, time\nt = time.perf_counter()\nawait asyncio.gather(*[tools.echo({"i": i}) for i in range(500)])\nreturn (time.perf_counter() - t) * 2000', tools({ echo: (value) => value })),
   },
   'CPU-bound, sum of 3e6 squares (ms)': {
     ours: reported(prepared.runtime, `import time\nt = time.perf_counter()\n${CPU_BOUND}\nreturn (time.perf_counter() - t) * 1000`),
@@ -114,6 +124,7 @@ const ROWS = {
       const { stdout } = await run(python, ['-I', '-c', `import time\nt = time.perf_counter()\n${CPU_BOUND}\nprint((time.perf_counter() - t) * 1000)`], { env: {} })
       return Number(stdout)
     },
+    "engine 'monty'": reported(monty.runtime, `import time\nt = time.perf_counter()\n${CPU_BOUND}\nreturn (time.perf_counter() - t) * 1000`),
   },
 }
 
@@ -167,6 +178,7 @@ rows.push({ name: '100 concurrent runs awaiting a binding (ms)', peers: { ours: 
 console.log(`100 concurrent runs awaiting a binding (ms): median ${median(concurrentMs).toFixed(1)}; all called after ${extra.untilAllCalledMs.toFixed(1)} ms; ${extra.pssPerRunKb.toFixed(0)} KiB PSS per run process`)
 await prepared.dispose()
 await unprepared.dispose()
+await monty.dispose()
 
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD']).toString().trim()
 const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, kernel: os.release() }

@@ -10,14 +10,14 @@
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { hostTarget, root, run } from './cargo.mjs'
+import { CARGO_FLAGS, hostTarget, root, run } from './cargo.mjs'
 
 const release = process.argv.includes('--release')
 const target = hostTarget()
 const profile = release ? 'release' : 'debug'
 const step = (status) => { if (status !== 0) process.exit(status) }
 
-step(run('cargo', ['build', '--bin', 'dsh-snapshot', '--target', target, ...(release ? ['--release'] : [])]))
+step(run('cargo', ['build', '--bin', 'dsh-snapshot', '--target', target, ...(release ? ['--release'] : []), ...CARGO_FLAGS]))
 const tool = join(root, 'target', target, profile, process.platform === 'win32' ? 'dsh-snapshot.exe' : 'dsh-snapshot')
 const snapshot = join(root, 'target', `dsh-snapshot.${profile}.bin`)
 const stamp = `${snapshot}.inputs-sha256`
@@ -38,7 +38,7 @@ if (current) {
 
 // napi's own script, run by this Node: Windows cannot spawn the `.cmd` shim in node_modules/.bin.
 const napi = join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
-step(run(process.execPath, [napi, 'build', '--platform', '--target', target, '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2)], { DSH_SNAPSHOT: snapshot }))
+step(run(process.execPath, [napi, 'build', '--platform', '--target', target, '--no-js', '--dts', 'binding.d.ts', ...process.argv.slice(2), '--', ...CARGO_FLAGS], { DSH_SNAPSHOT: snapshot }))
 
 // The helper process of `isolation: 'process'`, which cargo built with the addon, goes beside
 // it, named for the same platform.

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { cargoEnv, hostTarget, root, run } from './cargo.mjs'
+import { CARGO_FLAGS, cargoEnv, hostTarget, root, run } from './cargo.mjs'
 
 const runs = Number(process.argv[2] ?? 200)
 const target = hostTarget()
-if (run('cargo', ['build', '--bin', 'dsh-snapshot', '--release', '--target', target]) !== 0) process.exit(1)
+if (run('cargo', ['build', '--bin', 'dsh-snapshot', '--release', '--target', target, ...CARGO_FLAGS]) !== 0) process.exit(1)
 const tool = join(root, 'target', target, 'release', 'dsh-snapshot')
 const dir = mkdtempSync(join(tmpdir(), 'dsh-snapshot-'))
 const output = join(dir, 'snapshot.bin')

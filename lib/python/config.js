@@ -13,8 +13,8 @@ export const MAX_FRAME_BYTES = 64 << 20
 const MIN_ADDRESS_SPACE_MB = 64
 
 export const PythonConfig = z.object({
-  engine: z.union(['cpython']).default('cpython')
-    .description("The interpreter: 'cpython', the real one, in a process of its own per run, confined by the kernel."),
+  engine: z.union(['cpython', 'monty']).default('cpython')
+    .description("The interpreter: 'cpython', the real one, or 'monty', pydantic's Rust interpreter of a Python subset; either in a process of its own per run, confined by the kernel."),
   cpuSeconds: z.number().default(60)
     .description('CPU budget of one run, in seconds (RLIMIT_CPU of its process).'),
   maxWallMs: z.number().default(600_000)

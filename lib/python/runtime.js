@@ -1,7 +1,9 @@
-// PythonCodeRuntime: each run's program in a CPython process of its own, forked from a zygote
-// (processes.js) that has already imported what runs need. A process serves one run, then ends:
-// nothing of one run is there for the next, and the zygote never runs a program. Here: the runtime,
-// its runs (frames in, bindings served, logs and budgets, the result out) and the sandbox's check.
+// PythonCodeRuntime: each run's program in a process of its own, forked from a zygote
+// (processes.js): a CPython that has already imported what runs need (engine 'cpython'), or the
+// helper, which runs the program on Monty (engine 'monty', src/helper/monty/). A process serves
+// one run, then ends: nothing of one run is there for the next, and the zygote never runs a
+// program. Here: the runtime, its runs (frames in, bindings served, logs and budgets, the result
+// out) and the sandbox's check.
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { availableParallelism, constants } from 'node:os'
@@ -17,6 +19,9 @@ import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
 import { ProcessPool } from './processes.js'
 
 const native = createRequire(import.meta.url)('../native.cjs')
+
+/** The Monty the helper is built with (Cargo.toml pins it). */
+const MONTY_VERSION = '1.4.0'
 
 /** Binding calls a run may have awaiting answers, and their arguments' bytes, before the host stops
  * reading its process (the TypeScript runtime's bound on calls in flight). */
@@ -240,16 +245,24 @@ export class PythonCodeRuntime extends CodeRuntime {
 
   constructor(ctx, config) {
     super(ctx)
-    if (process.platform === 'win32') {
-      throw new Error(`${PREFIX} engine 'cpython' needs a Unix kernel; on Windows, use engine 'monty'`)
-    }
     const checked = checkPythonConfig(PythonConfig(config))
-    const interpreter = examineInterpreter(checked.pythonBin, checked.readablePaths)
-    const args = ['interpreter', String(PROTOCOL), String(process.pid), String(checked.addressSpaceMb * 2 ** 20),
-      JSON.stringify(interpreter.readable), interpreter.executable, '-I', '-c', BOOTSTRAP]
+    if (process.platform === 'win32') {
+      throw new Error(`${PREFIX} engine '${checked.engine}' needs a Unix kernel: its runs are processes a zygote forks`)
+    }
+    const addressSpace = String(checked.addressSpaceMb * 2 ** 20)
+    let args
+    if (checked.engine === 'monty') {
+      // The helper itself is the zygote, and runs each program on the Monty it is built with.
+      args = ['monty', String(PROTOCOL), String(process.pid), addressSpace]
+      this.interpreter = { engine: 'monty', executable: native.helperPath(), version: MONTY_VERSION }
+    } else {
+      const interpreter = examineInterpreter(checked.pythonBin, checked.readablePaths)
+      args = ['interpreter', String(PROTOCOL), String(process.pid), addressSpace,
+        JSON.stringify(interpreter.readable), interpreter.executable, '-I', '-c', BOOTSTRAP]
+      this.interpreter = { engine: 'cpython', executable: interpreter.executable, version: interpreter.version }
+    }
     /** The layers of the sandbox each run's process is in, and why any is missing. */
     this.sandbox = probeSandbox(args, checked.containmentOnly)
-    this.interpreter = { executable: interpreter.executable, version: interpreter.version }
     const own = { config: checked, pool: new ProcessPool(args, checked.prepared), live: new Set(), disposed: false }
     Object.defineProperty(this, state, { value: own })
     ctx.effect(() => () => dispose(own), 'python code-runtime teardown')

@@ -11,6 +11,8 @@
 
 #[cfg(unix)]
 pub mod interpreter;
+#[cfg(unix)]
+pub mod monty;
 pub mod wire;
 
 use std::io::{self, Write};

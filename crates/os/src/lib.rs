@@ -9,6 +9,8 @@
 #[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 compile_error!("dsh-os supports Linux, macOS and Windows");
 
+#[cfg(unix)]
+pub mod forks;
 pub mod memory;
 pub mod process;
 pub mod sandbox;

@@ -65,3 +65,8 @@ pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confi
 pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
   imp::confine(confinement)
 }
+
+/// Installs a `Confined::deferred_filter` on the calling thread, for good.
+pub fn install_filter(bytes: &[u8]) -> Result<(), String> {
+  imp::install_filter(bytes)
+}

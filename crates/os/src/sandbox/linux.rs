@@ -513,6 +513,24 @@ fn filter_bytes(program: &BpfProgram) -> Vec<u8> {
   bytes
 }
 
+/// Installs on the calling thread a filter `filter_bytes` wrote (a deferred filter, which a
+/// process the interpreter started installs before it reads a program).
+pub fn install_filter(bytes: &[u8]) -> Result<(), String> {
+  if bytes.is_empty() || bytes.len() % 8 != 0 {
+    return Err(format!("a filter of {} bytes is not whole instructions", bytes.len()));
+  }
+  let program: BpfProgram = bytes
+    .chunks_exact(8)
+    .map(|at| seccompiler::sock_filter {
+      code: u16::from_ne_bytes([at[0], at[1]]),
+      jt: at[2],
+      jf: at[3],
+      k: u32::from_ne_bytes([at[4], at[5], at[6], at[7]]),
+    })
+    .collect();
+  seccompiler::apply_filter(&program).map_err(|error| format!("seccomp: {error}"))
+}
+
 fn seccomp(refusing: Refusing) -> Result<(), String> {
   // SAFETY: getpid has no preconditions.
   let own = unsafe { libc::getpid() } as u64;
@@ -566,5 +584,11 @@ mod tests {
       assert_eq!((bytes[at + 2], bytes[at + 3]), (instruction.jt, instruction.jf));
       assert_eq!(u32::from_ne_bytes(bytes[at + 4..at + 8].try_into().unwrap()), instruction.k);
     }
+  }
+
+  #[test]
+  fn a_filter_of_broken_instructions_is_refused_before_the_kernel_sees_it() {
+    assert_eq!(install_filter(&[0; 12]), Err("a filter of 12 bytes is not whole instructions".to_owned()));
+    assert_eq!(install_filter(&[]), Err("a filter of 0 bytes is not whole instructions".to_owned()));
   }
 }

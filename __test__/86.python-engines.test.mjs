@@ -1,0 +1,253 @@
+// PythonCodeRuntime's contract on both engines: one suite, run on 'cpython' and on 'monty', each case
+// with the result CPython gives and, where Monty's differs, Monty's with the reason (the list in
+// docs/python.md). Then what holds on Monty alone: its budgets, its memory limit, its processes.
+import { readFileSync, readdirSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Context } from '@deepseek-ai/cordis'
+import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
+import { sleep, tools, until } from './helpers.mjs'
+import { alive } from './fixtures/helper-processes.mjs'
+
+const ENGINES = ['cpython', 'monty']
+
+async function setup(config) {
+  const ctx = new Context()
+  const fiber = await ctx.plugin(PythonCodeRuntime, config)
+  return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
+}
+
+/** The processes whose parent is `parent`. */
+function childrenOf(parent) {
+  const children = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) children.push(Number(entry))
+    } catch {}
+  }
+  return children
+}
+
+const traceback = (...lines) => ['Traceback (most recent call last):', ...lines].join('\n')
+
+/**
+ * Each case: a program, its bindings' functions, the result on CPython, and on Monty where it
+ * differs (`monty`, with `why`).
+ */
+const CASES = {
+  'a value': { program: 'return 1', expected: { logs: [], value: 1 } },
+  'JSON values, a tuple as an array': {
+    program: 'x = {"a": [1, 2.5, None, True, "é"], "t": (1, 2)}\nreturn x',
+    expected: { logs: [], value: { a: [1, 2.5, null, true, 'é'], t: [1, 2] } },
+  },
+  'no value key when the program returns None or nothing': {
+    program: 'print("only")\nif False:\n    return 1\n1 + 1',
+    expected: { logs: ['only'] },
+  },
+  'logs: one entry per line, an unterminated line joined with the next': {
+    program: 'print("a", end="")\nprint("b")\nprint("x\\ny")\nprint(1, 2, sep="-")\nprint("tail", end="")',
+    expected: { logs: ['ab', 'x', 'y', '1-2', 'tail'] },
+  },
+  'bindings: one argument each way, exact integers past 2^53 both ways': {
+    program: 'a = await tools.echo({"n": 2**60, "s": "x"})\nc = await tools.big({})\nreturn [a, c == 2**70, type(c).__name__]',
+    functions: { echo: (args) => args, big: () => 2 ** 70 },
+    expected: { logs: [], value: [{ n: 2 ** 60, s: 'x' }, true, 'int'] },
+  },
+  'a binding under a name that is no identifier, by subscript': {
+    program: 'return await tools["exotic-name"]({"k": [1]})',
+    functions: { 'exotic-name': (args) => ({ got: args }) },
+    expected: { logs: [], value: { got: { k: [1] } } },
+    monty: {
+      why: 'a module of Monty\'s has no subscript',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 1, in <module>', '    return await tools["exotic-name"]({"k": [1]})', '                 ~~~~~~~~~~~~~~~~~~~~', "TypeError: 'module' object is not subscriptable") } },
+    },
+  },
+  'a failed call raises the error class with the host\'s message': {
+    program: 'try:\n    await tools.charge({"amount": 5})\nexcept ToolCallError as e:\n    return [str(e), isinstance(e, Exception)]',
+    functions: { charge: () => { throw new Error('card declined') } },
+    expected: { logs: [], value: ['card declined', true] },
+  },
+  'the error class is its own, and names the tool': {
+    program: 'try:\n    await tools.charge({})\nexcept ToolCallError as e:\n    return [type(e).__name__, e.toolName]',
+    functions: { charge: () => { throw new Error('card declined') } },
+    expected: { logs: [], value: ['ToolCallError', 'charge'] },
+    monty: {
+      why: 'Monty has no class a host can define: the error class is RuntimeError under the class\'s name, with no attributes',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    return [type(e).__name__, e.toolName]', "AttributeError: 'RuntimeError' object has no attribute 'toolName'") } },
+    },
+  },
+  'calls overlap under asyncio.gather and come back in order': {
+    program: 'import asyncio\nreturn await asyncio.gather(*[tools.twice({"i": i}) for i in range(5)])',
+    functions: { twice: async ({ i }) => { await sleep(5 - i); return i * 2 } },
+    expected: { logs: [], value: [0, 2, 4, 6, 8] },
+  },
+  'an awaited sleep lets the other tasks run': {
+    program: 'import asyncio\nasync def after(s, v):\n    await asyncio.sleep(s)\n    return v\nreturn await asyncio.gather(after(0.2, "slow"), after(0.05, "fast"), tools.echo({"v": 1}))',
+    functions: { echo: (args) => args },
+    expected: { logs: [], value: ['slow', 'fast', { v: 1 }] },
+  },
+  'an exception reads as CPython prints it, with the program\'s own lines': {
+    program: 'def div(a, b):\n    return a / b\n\ndiv(1, 0)',
+    expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    div(1, 0)', '  File "<program>", line 2, in div', '    return a / b', '           ~~^~~', 'ZeroDivisionError: division by zero') } },
+    monty: {
+      why: 'Monty marks the whole expression, without CPython\'s caret under its operator, and names the frame of the call',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    div(1, 0)', '    ~~~~~~~~~', '  File "<program>", line 2, in div', '    return a / b', '           ~~~~~', 'ZeroDivisionError: division by zero') } },
+    },
+  },
+  'values JSON cannot carry exactly are invalid-output': {
+    program: 'return [float("nan")]',
+    expected: { logs: [], error: { kind: 'invalid-output', message: 'the return value is not lossless JSON: nan is not a finite number' } },
+  },
+  'an integer past 2^53 a double does not hold is invalid-output': {
+    program: 'return 2**53 + 1',
+    expected: { logs: [], error: { kind: 'invalid-output', message: 'the return value is not lossless JSON: the integer 9007199254740993 is beyond what a JSON number carries exactly (2**53)' } },
+  },
+  'a dict with a key that is not a string is invalid-output': {
+    program: 'return {1: 2}',
+    expected: { logs: [], error: { kind: 'invalid-output', message: 'the return value is not lossless JSON: a dict key is int, not str' } },
+  },
+  'a set is invalid-output': {
+    program: 'return {1, 2}',
+    expected: { logs: [], error: { kind: 'invalid-output', message: 'the return value is not lossless JSON: set is not a JSON value' } },
+  },
+  'a value past maxValueBytes is output-limit': {
+    program: 'return "x" * 40000',
+    expected: { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (32768 bytes)' } },
+  },
+  'an argument that is not lossless JSON is refused in the program': {
+    program: 'try:\n    await tools.echo({"n": 2**64 + 1})\nexcept TypeError as e:\n    return str(e)',
+    functions: { echo: (args) => args },
+    expected: { logs: [], value: 'tools.echo: the argument must be lossless JSON: the integer 18446744073709551617 is beyond what a JSON number carries exactly (2**53)' },
+  },
+  'the environment is empty and no module past the engine\'s own imports': {
+    program: 'import os\ntry:\n    import numpy\nexcept ImportError as e:\n    return [os.getenv("HOME"), type(e).__name__]',
+    expected: { logs: [], value: [null, 'ModuleNotFoundError'] },
+  },
+}
+
+for (const engine of ENGINES) {
+  describe(`engine '${engine}'`, () => {
+    let runtime, dispose
+    test.before(async () => ({ runtime, dispose } = await setup({ engine, prepared: 2 })))
+    test.after(() => dispose())
+
+    for (const [name, { program, functions = {}, expected, monty }] of Object.entries(CASES)) {
+      const differs = engine === 'monty' && monty !== undefined
+      test(differs ? `${name} (differs: ${monty.why})` : name, async () => {
+        assert.deepEqual(await runtime.run({ program, bindings: tools(functions) }), differs ? monty.expected : expected)
+      })
+    }
+
+    test('logs stop at maxLogBytes with the marker last', async () => {
+      const small = await setup({ engine, prepared: 0, maxLogBytes: 64 })
+      try {
+        const result = await small.runtime.run({ program: 'for i in range(100):\n    print("line", i)\nreturn 7', bindings: [] })
+        assert.deepEqual(result, { logs: [...Array.from({ length: 10 }, (_, i) => `line ${i}`), logTruncationMarker(64)], value: 7 })
+      } finally {
+        await small.dispose()
+      }
+    })
+
+    test('budgets: busy CPU and a power no interpreter can stop end as timeout, the wall clock too, an abort as abort', async () => {
+      const tight = await setup({ engine, prepared: 0, cpuSeconds: 1, maxWallMs: 20_000 })
+      try {
+        assert.deepEqual(await tight.runtime.run({ program: 'while True:\n    pass', bindings: [] }),
+          { logs: [], error: { kind: 'timeout', message: 'CPU budget exhausted (1s)' } })
+        // Monty refuses 10**10**8 up front (its result would pass the memory limit); a smaller one it
+        // computes in one step its own time limit cannot stop (10**(3 * 10**7) here, about 12 MB).
+        const power = engine === 'monty' ? '10**(3 * 10**7)' : '10**10**8'
+        assert.deepEqual(await tight.runtime.run({ program: `print("big")\nx = ${power}`, bindings: [] }),
+          { logs: ['big'], error: { kind: 'timeout', message: 'CPU budget exhausted (1s)' } })
+      } finally {
+        await tight.dispose()
+      }
+      const wall = await setup({ engine, prepared: 0, maxWallMs: 500 })
+      try {
+        assert.deepEqual(await wall.runtime.run({ program: 'import asyncio\nprint("waiting")\nawait asyncio.sleep(30)', bindings: [] }),
+          { logs: ['waiting'], error: { kind: 'timeout', message: 'wall-clock ceiling reached (500ms)' } })
+      } finally {
+        await wall.dispose()
+      }
+      const controller = new AbortController()
+      setTimeout(() => controller.abort('user pressed stop'), 300)
+      assert.deepEqual(await runtime.run({ program: 'import time\ntime.sleep(30)', bindings: [], signal: controller.signal }),
+        { logs: [], error: { kind: 'abort', message: 'user pressed stop' } })
+    })
+
+    test('100 concurrent runs awaiting bindings all complete, and a flood of 20 000 calls waits in the program', async () => {
+      let waiting = 0
+      let release
+      const gate = new Promise((resolve) => { release = resolve })
+      const functions = { wait: async ({ i }) => { if (++waiting === 100) release(); await gate; return i } }
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => runtime.run({ program: `return await tools.wait({"i": ${i}}) + 1`, bindings: tools(functions) })))
+      assert.deepEqual(results.map((result) => result.value), Array.from({ length: 100 }, (_, i) => i + 1))
+      const flood = await runtime.run({
+        program: 'import asyncio\nr = await asyncio.gather(*[tools.echo({"i": i}) for i in range(20_000)])\nreturn [len(r), r[0]["i"], r[-1]["i"]]',
+        bindings: tools({ echo: (args) => args }),
+      })
+      assert.deepEqual(flood, { logs: [], value: [20_000, 0, 19_999] })
+    })
+
+    test('disposal ends the runs in flight as aborted', async () => {
+      const doomed = await setup({ engine, prepared: 1 })
+      const settled = doomed.runtime.run({ program: 'import time\nprint("started", flush=True)\ntime.sleep(30)', bindings: [] })
+      await sleep(300)
+      await doomed.dispose()
+      assert.deepEqual(await settled, { logs: ['started'], error: { kind: 'abort', message: 'runtime disposed' } })
+    })
+  })
+}
+
+describe('engine \'monty\' alone', () => {
+  test('its runs are the helper\'s forked processes, in every layer of the sandbox', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 0 })
+    try {
+      assert.deepEqual(runtime.interpreter.engine, 'monty')
+      assert.deepEqual(runtime.sandbox.map(([name]) => name), ['descriptors', 'parent-death', 'memory', 'capabilities', 'no-new-privs', 'landlock', 'seccomp'])
+      assert.deepEqual(runtime.sandbox.filter(([, missing]) => missing !== null), [])
+    } finally {
+      await dispose()
+    }
+  })
+
+  test('values past a quarter of the address space raise MemoryError, however they grow, and the next run is served', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 1, addressSpaceMb: 256 })
+    try {
+      // What is asked for, and what is live already.
+      const asked = await runtime.run({ program: 'x = "a" * (10**9)', bindings: [] })
+      assert.equal(asked.error.kind, 'exception')
+      assert.match(asked.error.message, /^Traceback \(most recent call last\):\n {2}File "<program>", line 1, in <module>\n {4}x = "a" \* \(10\*\*9\)\n {8}~{13}\nMemoryError: memory limit exceeded: 10000\d{5} bytes > 67108864 bytes$/)
+      const grown = await runtime.run({ program: 'x = []\nwhile True:\n    x.append("a" * 1000)', bindings: [] })
+      assert.equal(grown.error.kind, 'exception')
+      assert.match(grown.error.message, /^MemoryError: memory limit exceeded: \d+ bytes > 67108864 bytes$/)
+      assert.deepEqual(await runtime.run({ program: 'return 1', bindings: [] }), { logs: [], value: 1 })
+    } finally {
+      await dispose()
+    }
+  })
+
+  test('files and the host\'s processes are out of reach: the sandbox answers PermissionError', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 0 })
+    try {
+      const result = await runtime.run({ program: 'from pathlib import Path\ntry:\n    Path("/etc/passwd").read_text()\nexcept PermissionError as e:\n    return str(e)', bindings: [] })
+      assert.deepEqual(result, { logs: [], value: '[Errno 13] Permission denied: Path.read_text is not available in the sandbox' })
+    } finally {
+      await dispose()
+    }
+  })
+
+  test('nothing a run starts outlives it: its process ends with its run, its zygote with the runtime', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 2 })
+    assert.deepEqual(await runtime.run({ program: 'return 1', bindings: [] }), { logs: [], value: 1 })
+    const [zygote] = childrenOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === 'monty')
+    assert.ok(await until(() => childrenOf(zygote).length === 2, 2000), 'two processes prepared')
+    const settled = runtime.run({ program: 'import time\ntime.sleep(600)', bindings: [] })
+    assert.ok(await until(() => childrenOf(zygote).length === 3, 2000), 'the run\'s process and two prepared')
+    const processes = childrenOf(zygote)
+    await dispose()
+    assert.deepEqual(await settled, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } })
+    assert.ok(await until(() => ![zygote, ...processes].some(alive), 2000), `alive after disposal: ${[zygote, ...processes].filter(alive)}`)
+  })
+})

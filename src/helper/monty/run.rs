@@ -1,0 +1,436 @@
+//! One run of a Python program on Monty, in a process the zygote forked for it, speaking the run
+//! wire of the CPython engine's bootstrap (py/bootstrap.py): `run`, then a `reply` per call, in;
+//! `taken`, `log`, `call` and `done` out, JSON lines on its socket.
+//!
+//! The program is the body of an async function: `await` and `return` at its top level. Each
+//! binding namespace is a module of functions; a call sends `call` and gives the program a future,
+//! which the host's `reply` settles, so calls under `asyncio.gather` overlap.
+
+use std::borrow::Cow;
+use std::os::fd::RawFd;
+use std::time::Instant;
+
+use dsh_os::forks::{read_some, write_all};
+use monty::{MontyRun, RunProgress};
+use monty_types::{
+  CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, MontyUuid, OsFunctionCall, PrintWriter,
+  PrintWriterCallback, ResourceLimits, ResourceTracker,
+};
+use serde_json::Value;
+
+use super::values::{Refused, decode, encode};
+
+/// The run's socket, once the process has only it.
+pub const CHANNEL: RawFd = 3;
+/// What the program's frames are named in its tracebacks, as the CPython engine names them.
+const PROGRAM: &str = "<program>";
+/// The part of the address space the program's live values may take.
+const MEMORY_SHARE: u64 = 4;
+/// A read's buffer.
+const READ_SIZE: usize = 1 << 16;
+
+/// The run the host sent, as the bootstrap reads it.
+struct Request {
+  program: String,
+  namespaces: Vec<Namespace>,
+  cpu_seconds: u64,
+  max_log_bytes: usize,
+  max_value_bytes: usize,
+}
+
+struct Namespace {
+  global: String,
+  names: Vec<String>,
+  error_class: Option<String>,
+}
+
+fn request(line: &str) -> Result<Request, String> {
+  let raw: Value = serde_json::from_str(line).map_err(|error| format!("a run frame that is not JSON: {error}"))?;
+  let text = |key: &str| raw[key].as_str().map(str::to_owned).ok_or(format!("a run frame without {key}"));
+  let whole = |key: &str| raw[key].as_u64().ok_or(format!("a run frame without {key}"));
+  let namespaces = raw["namespaces"]
+    .as_array()
+    .ok_or("a run frame without namespaces")?
+    .iter()
+    .map(|namespace| {
+      let global = namespace[0].as_str().ok_or("a namespace without its global")?.to_owned();
+      let names = namespace[1]
+        .as_array()
+        .ok_or("a namespace without names")?
+        .iter()
+        .map(|name| name.as_str().map(str::to_owned).ok_or("a binding name that is not a string"))
+        .collect::<Result<_, _>>()?;
+      Ok(Namespace { global, names, error_class: namespace[2].as_str().map(str::to_owned) })
+    })
+    .collect::<Result<_, &str>>()?;
+  Ok(Request {
+    program: text("program")?,
+    namespaces,
+    cpu_seconds: whole("cpuSeconds")?,
+    max_log_bytes: whole("maxLogBytes")? as usize,
+    max_value_bytes: whole("maxValueBytes")? as usize,
+  })
+}
+
+fn send(frame: &str) {
+  let mut line = String::with_capacity(frame.len() + 1);
+  line.push_str(frame);
+  line.push('\n');
+  if write_all(CHANNEL, line.as_bytes()).is_err() {
+    // The host is gone: nothing is left to tell.
+    dsh_os::process::exit_now(0);
+  }
+}
+
+/// Sends the run's last frame and ends the process.
+fn settle(frame: &str) -> ! {
+  send(frame);
+  dsh_os::process::exit_now(0)
+}
+
+/// JSON text of `text`, ASCII only.
+fn quote(text: &str) -> String {
+  serde_json::to_string(text)
+    .map(|quoted| {
+      let mut ascii = String::with_capacity(quoted.len());
+      for character in quoted.chars() {
+        if character.is_ascii() {
+          ascii.push(character);
+        } else {
+          let mut units = [0u16; 2];
+          for unit in character.encode_utf16(&mut units) {
+            ascii.push_str(&format!("\\u{unit:04x}"));
+          }
+        }
+      }
+      ascii
+    })
+    .unwrap_or_else(|_| "\"\"".into())
+}
+
+/// The program's printed text: one log frame per line, an unterminated one sent `open` before
+/// the run waits on the host; stopped at the byte budget, as the bootstrap's `Log`.
+struct Log {
+  pending: String,
+  left: usize,
+  stopped: bool,
+}
+
+impl Log {
+  fn write(&mut self, text: &str) {
+    if self.stopped {
+      return;
+    }
+    self.pending.push_str(text);
+    if self.pending.contains('\n') {
+      let pending = std::mem::take(&mut self.pending);
+      let mut lines: Vec<&str> = pending.split('\n').collect();
+      let rest = lines.pop().unwrap_or_default().to_owned();
+      for line in lines {
+        self.emit(line, false);
+      }
+      if !self.stopped {
+        self.pending = rest;
+      }
+    } else if self.pending.len() > self.left {
+      let pending = std::mem::take(&mut self.pending);
+      self.emit(&pending, false);
+    }
+  }
+
+  /// Sends what is pending as an open line (the host joins it with what follows).
+  fn flush(&mut self) {
+    if !self.pending.is_empty() {
+      let pending = std::mem::take(&mut self.pending);
+      self.emit(&pending, true);
+    }
+  }
+
+  fn finish(&mut self) {
+    if !self.pending.is_empty() {
+      let pending = std::mem::take(&mut self.pending);
+      self.emit(&pending, false);
+    }
+  }
+
+  fn emit(&mut self, text: &str, open: bool) {
+    if self.stopped {
+      return;
+    }
+    if text.len() > self.left {
+      self.stopped = true;
+      self.pending.clear();
+      send(r#"{"type":"log","truncated":true}"#);
+      return;
+    }
+    self.left -= text.len();
+    let open = if open { r#","open":true"# } else { "" };
+    send(&format!(r#"{{"type":"log","text":{}{open}}}"#, quote(text)));
+  }
+}
+
+impl PrintWriterCallback for Log {
+  fn stdout_write(&mut self, output: Cow<'_, str>) -> Result<(), MontyException> {
+    self.write(&output);
+    Ok(())
+  }
+
+  fn stdout_push(&mut self, end: char) -> Result<(), MontyException> {
+    self.write(end.encode_utf8(&mut [0; 4]));
+    Ok(())
+  }
+}
+
+/// The host's answers, read off the socket.
+struct Replies {
+  buffer: Vec<u8>,
+}
+
+impl Replies {
+  /// The next reply: (call id, its result for the program); `None` once `until` has passed
+  /// with none.
+  fn next(&mut self, error_type: &dyn Fn(&str) -> ExcType, until: Option<Instant>) -> Option<(u32, ExtFunctionResult)> {
+    loop {
+      if let Some(end) = self.buffer.iter().position(|&byte| byte == b'\n') {
+        let line: Vec<u8> = self.buffer.drain(..=end).collect();
+        let line = String::from_utf8_lossy(&line[..end]);
+        return Some(reply(&line, error_type).unwrap_or_else(|why| {
+          let _ = write_all(2, format!("a reply the run cannot read: {why}\n").as_bytes());
+          dsh_os::process::exit_now(4)
+        }));
+      }
+      if let Some(until) = until
+        && !dsh_os::forks::readable_within(CHANNEL, until.saturating_duration_since(Instant::now()))
+      {
+        return None;
+      }
+      let mut chunk = vec![0; READ_SIZE];
+      match read_some(CHANNEL, &mut chunk) {
+        Ok(0) | Err(_) => dsh_os::process::exit_now(0),
+        Ok(read) => self.buffer.extend_from_slice(&chunk[..read]),
+      }
+    }
+  }
+}
+
+/// `{"type":"reply","id":N,"ok":true,"value":V}` or `{..."ok":false,"message":M}`.
+fn reply(line: &str, error_type: &dyn Fn(&str) -> ExcType) -> Result<(u32, ExtFunctionResult), String> {
+  // The value is read by `decode` (exact integers, no recursion); the rest is short.
+  let value_at = line.find(r#","value":"#);
+  let head = match value_at {
+    Some(at) => format!("{}}}", &line[..at]),
+    None => line.to_owned(),
+  };
+  let raw: Value = serde_json::from_str(&head).map_err(|error| error.to_string())?;
+  let id = raw["id"].as_u64().ok_or("a reply without its id")? as u32;
+  if raw["ok"] == Value::Bool(true) {
+    let at = value_at.ok_or("a reply without its value")?;
+    let value = &line[at + r#","value":"#.len()..line.len() - 1];
+    return Ok((id, ExtFunctionResult::Return(decode(value)?)));
+  }
+  let message = raw["message"].as_str().unwrap_or_default().to_owned();
+  let name = raw["global"].as_str().unwrap_or_default();
+  Ok((id, ExtFunctionResult::Error(MontyException::new(error_type(name), Some(message)))))
+}
+
+/// Runs the run the host sends on the channel, then ends the process; never returns.
+pub fn run(address_space_bytes: u64) -> ! {
+  let mut replies = Replies { buffer: Vec::new() };
+  while !replies.buffer.contains(&b'\n') {
+    let mut chunk = vec![0; READ_SIZE];
+    match read_some(CHANNEL, &mut chunk) {
+      Ok(0) | Err(_) => dsh_os::process::exit_now(0),
+      Ok(read) => replies.buffer.extend_from_slice(&chunk[..read]),
+    }
+  }
+  // Before anything of the run: a process that ends before saying so ran none of it.
+  send(r#"{"type":"taken"}"#);
+  let end = replies.buffer.iter().position(|&byte| byte == b'\n').unwrap_or_default();
+  let line: Vec<u8> = replies.buffer.drain(..=end).collect();
+  let request = request(&String::from_utf8_lossy(&line[..end])).unwrap_or_else(|why| {
+    let _ = write_all(2, format!("{why}\n").as_bytes());
+    dsh_os::process::exit_now(4)
+  });
+  if dsh_os::forks::limit_cpu(request.cpu_seconds).is_err() {
+    dsh_os::process::exit_now(4);
+  }
+  let mut log = Log { pending: String::new(), left: request.max_log_bytes, stopped: false };
+  let outcome = execute(&request, &mut log, &mut replies, address_space_bytes);
+  log.finish();
+  settle(&outcome)
+}
+
+/// The frame that settles the run: its value, or why it has none.
+fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_space_bytes: u64) -> String {
+  // A binding's failure raises the namespace's error class where it has one, which is Monty's
+  // RuntimeError under that name: Monty has no classes a host can define, and takes an exception
+  // class only from the program's own text, so the names are bound on a line before the
+  // program's, which the tracebacks take back out.
+  let failure_type = |_: &str| ExcType::RuntimeError;
+  let mut names = Vec::new();
+  let mut inputs = Vec::new();
+  let mut functions = Vec::new();
+  let mut classes = Vec::new();
+  for (index, namespace) in request.namespaces.iter().enumerate() {
+    let attrs = namespace.names.iter().map(|name| {
+      let qualified = format!("{}.{name}", namespace.global);
+      functions.push(qualified.clone());
+      (MontyObject::string(name.clone()), MontyObject::function(qualified, None))
+    });
+    let module = MontyObject::module(namespace.global.clone(), MontyUuid::from_u128(index as u128 + 1), attrs.collect::<Vec<_>>());
+    names.push(namespace.global.clone());
+    inputs.push(module);
+    if let Some(error_class) = &namespace.error_class {
+      classes.push(format!("{error_class} = RuntimeError"));
+    }
+  }
+  // The body of an async function returns None unless it says otherwise; Monty's module gives
+  // its last expression's value.
+  let code = format!("{}\n{}\nreturn None\n", classes.join("; "), request.program);
+  let raised = |error: &MontyException| exception(error, 1);
+  let runner = match MontyRun::new(code, PROGRAM, names, CompileOptions::default()) {
+    Ok(runner) => runner,
+    Err(error) => return raised(&error),
+  };
+  // Past this, the program gets a MemoryError, as CPython's does where its allocations meet the
+  // address space: a quarter of it, since a list that doubles asks for twice what it holds, and
+  // the process's own code and stacks take their share.
+  let max_memory = (address_space_bytes / MEMORY_SHARE) as usize;
+  // The allocator's own ceiling, a little past Monty's, is what makes Monty check its own.
+  if monty_alloc::set_hard_limit(monty_types::memory_limit_with_headroom(Some(max_memory), false)).is_err() {
+    dsh_os::process::exit_now(4);
+  }
+  let limits = ResourceLimits { max_memory: Some(max_memory), ..ResourceLimits::default() };
+  let mut progress = runner.start(inputs, ResourceTracker::new(limits), PrintWriter::Callback(log));
+  let mut next_id = 0u64;
+  // The awaitable sleeps in flight: when each ends, and its call id.
+  let mut sleeps: Vec<(Instant, u32)> = Vec::new();
+  // Monty's call ids, by the id the host was sent.
+  let mut waiting: Vec<(u64, u32)> = Vec::new();
+  loop {
+    let step = match progress {
+      Err(error) => return raised(&error),
+      Ok(step) => step,
+    };
+    progress = match step {
+      RunProgress::Complete(value) => return done(&value, request.max_value_bytes),
+      RunProgress::FunctionCall(call) => {
+        if !functions.contains(&call.function_name) {
+          let error = MontyException::new(ExcType::NameError, Some(format!("name '{}' is not defined", call.function_name)));
+          call.resume(ExtFunctionResult::Error(error), PrintWriter::Callback(log))
+        } else {
+          let (global, name) = call.function_name.split_once('.').unwrap_or_default();
+          let argument = match (call.args.arg(0), call.args.args().len() + call.args.kwargs().len()) {
+            (Some(argument), 1) => encode(argument, None),
+            _ => Err(Refused::NotLossless(format!("{global}.{name}() takes one argument"))),
+          };
+          match argument {
+            Ok((text, _)) => {
+              next_id += 1;
+              waiting.push((next_id, call.call_id));
+              log.flush();
+              send(&format!(
+                r#"{{"type":"call","id":{next_id},"global":{},"name":{},"args":{text}}}"#,
+                quote(global),
+                quote(name)
+              ));
+              call.resume_pending(PrintWriter::Callback(log))
+            }
+            Err(refused) => {
+              let why = match refused {
+                Refused::NotLossless(why) => why,
+                Refused::TooLarge => unreachable!("no limit was set"),
+              };
+              let message = format!("{global}.{name}: the argument must be lossless JSON: {why}");
+              call.resume(ExtFunctionResult::Error(MontyException::new(ExcType::TypeError, Some(message))), PrintWriter::Callback(log))
+            }
+          }
+        }
+      }
+      RunProgress::ResolveFutures(pending) => {
+        log.flush();
+        let wanted = pending.pending_call_ids().to_vec();
+        let mut results = Vec::new();
+        while results.is_empty() {
+          // A sleep whose time has come settles first; otherwise the host's next reply, waited
+          // for until the next sleep ends.
+          sleeps.sort_by_key(|(deadline, _)| *deadline);
+          if let Some(&(deadline, call_id)) = sleeps.first()
+            && deadline <= Instant::now()
+          {
+            sleeps.remove(0);
+            results.push((call_id, ExtFunctionResult::Return(MontyObject::none())));
+            continue;
+          }
+          let Some((host_id, result)) = replies.next(&failure_type, sleeps.first().map(|(deadline, _)| *deadline)) else { continue };
+          let Some(index) = waiting.iter().position(|(id, _)| *id == u64::from(host_id)) else { continue };
+          let (_, call_id) = waiting.remove(index);
+          if wanted.contains(&call_id) {
+            results.push((call_id, result));
+          }
+        }
+        pending.resume(results, PrintWriter::Callback(log))
+      }
+      RunProgress::OsCall(call) => {
+        let answer = match &call.function_call {
+          OsFunctionCall::Sleep(delay) | OsFunctionCall::SystemSleep(delay) => {
+            log.flush();
+            std::thread::sleep(*delay);
+            ExtFunctionResult::Return(MontyObject::none())
+          }
+          // An awaitable sleep lets the program's other tasks run meanwhile, as asyncio's does.
+          OsFunctionCall::AsyncSleep(delay) | OsFunctionCall::AsyncSystemSleep(delay) => {
+            sleeps.push((Instant::now() + *delay, call.call_id));
+            ExtFunctionResult::Future(call.call_id)
+          }
+          // The run's environment is empty, as the CPython engine's is.
+          OsFunctionCall::Getenv(args) => ExtFunctionResult::Return(args.default.clone()),
+          OsFunctionCall::GetEnviron => ExtFunctionResult::Return(MontyObject::dict(Vec::new())),
+          OsFunctionCall::Import(module) => ExtFunctionResult::NotFound(module.clone()),
+          other => ExtFunctionResult::Error(MontyException::new(
+            ExcType::PermissionError,
+            Some(format!("[Errno 13] Permission denied: {other} is not available in the sandbox")),
+          )),
+        };
+        call.resume(answer, PrintWriter::Callback(log))
+      }
+      RunProgress::NameLookup(lookup) => lookup.resume(monty_types::NameLookupResult::Undefined, PrintWriter::Callback(log)),
+    };
+  }
+}
+
+/// The `done` frame of a program that raised `error`, its frames' lines less `shift`, the lines
+/// put before the program's.
+fn exception(error: &MontyException, shift: u32) -> String {
+  let frames = error
+    .traceback()
+    .iter()
+    .cloned()
+    .map(|mut frame| {
+      if frame.filename == PROGRAM {
+        frame.start.line = frame.start.line.saturating_sub(shift).max(1);
+        frame.end.line = frame.end.line.saturating_sub(shift).max(1);
+      }
+      frame
+    })
+    .collect();
+  let error = MontyException::with_traceback(error.exc_type(), error.message().map(str::to_owned), frames);
+  format!(r#"{{"type":"done","error":{{"kind":"exception","message":{}}}}}"#, quote(error.to_string().trim_end()))
+}
+
+fn done(value: &MontyObject, max_value_bytes: usize) -> String {
+  if value.as_ref().type_name() == "NoneType" {
+    return r#"{"type":"done"}"#.into();
+  }
+  match encode(value.as_ref(), Some(max_value_bytes)) {
+    Ok((text, _)) => format!(r#"{{"type":"done","value":{text}}}"#),
+    Err(Refused::NotLossless(why)) => format!(
+      r#"{{"type":"done","error":{{"kind":"invalid-output","message":{}}}}}"#,
+      quote(&format!("the return value is not lossless JSON: {why}"))
+    ),
+    Err(Refused::TooLarge) => format!(
+      r#"{{"type":"done","error":{{"kind":"output-limit","message":{}}}}}"#,
+      quote(&format!("the return value is larger than maxValueBytes ({max_value_bytes} bytes)"))
+    ),
+  }
+}

@@ -34,12 +34,15 @@ const result = await ctx.codeRuntime.run({
 })
 console.log(JSON.stringify(result, null, 2))
 
-// The same task in Python: a CPython process per run, confined by the kernel.
+// The same task in Python: a process per run, confined by the kernel, on CPython, or on Monty with
+// `--monty` (which has no class a host can define: its ToolCallError is a RuntimeError, without
+// `toolName`).
+const engine = process.argv.includes('--monty') ? 'monty' : 'cpython'
 const pythonCtx = new Context()
 try {
-  await pythonCtx.plugin(PythonCodeRuntime, { cpuSeconds: 5 })
+  await pythonCtx.plugin(PythonCodeRuntime, { engine, cpuSeconds: 5 })
 } catch (error) {
-  console.log(`The Python example needs a Python 3.9+ interpreter on PATH: ${error.message}`)
+  console.log(`The Python example needs a Python 3.9+ interpreter on PATH, or --monty: ${error.message}`)
   process.exit(0)
 }
 const pythonResult = await pythonCtx.codeRuntime.run({
@@ -50,7 +53,7 @@ print("readings", readings)
 try:
     await tools.temperature({"city": "atlantis"})
 except ToolCallError as error:
-    print(f"{type(error).__name__} from {error.toolName}: {error}")
+    print(f"{type(error).__name__} from {getattr(error, 'toolName', '?')}: {error}")
 return {"warmest": max(readings, key=lambda reading: reading["celsius"])["city"]}
 `,
   bindings,

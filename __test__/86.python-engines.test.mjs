@@ -1,13 +1,12 @@
 // PythonCodeRuntime's contract on both engines: one suite, run on 'cpython' and on 'monty', each case
 // with the result CPython gives and, where Monty's differs, Monty's with the reason (the list in
 // docs/python.md). Then what holds on Monty alone: its budgets, its memory limit, its processes.
-import { readFileSync, readdirSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime, { logTruncationMarker } from 'dsh-code-runtime-v8/python'
 import { sleep, tools, until } from './helpers.mjs'
-import { alive } from './fixtures/helper-processes.mjs'
+import { alive, helperPids } from './fixtures/helper-processes.mjs'
 
 const ENGINES = ['cpython', 'monty']
 
@@ -15,19 +14,6 @@ async function setup(config) {
   const ctx = new Context()
   const fiber = await ctx.plugin(PythonCodeRuntime, config)
   return { runtime: ctx.get('codeRuntime'), dispose: () => fiber.dispose() }
-}
-
-/** The processes whose parent is `parent`. */
-function childrenOf(parent) {
-  const children = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) children.push(Number(entry))
-    } catch {}
-  }
-  return children
 }
 
 const traceback = (...lines) => ['Traceback (most recent call last):', ...lines].join('\n')
@@ -241,11 +227,11 @@ describe('engine \'monty\' alone', () => {
   test('nothing a run starts outlives it: its process ends with its run, its zygote with the runtime', async () => {
     const { runtime, dispose } = await setup({ engine: 'monty', prepared: 2 })
     assert.deepEqual(await runtime.run({ program: 'return 1', bindings: [] }), { logs: [], value: 1 })
-    const [zygote] = childrenOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[1] === 'monty')
-    assert.ok(await until(() => childrenOf(zygote).length === 2, 2000), 'two processes prepared')
+    const [zygote] = helperPids(process.pid)
+    assert.ok(await until(() => helperPids(zygote).length === 2, 2000), 'two processes prepared')
     const settled = runtime.run({ program: 'import time\ntime.sleep(600)', bindings: [] })
-    assert.ok(await until(() => childrenOf(zygote).length === 3, 2000), 'the run\'s process and two prepared')
-    const processes = childrenOf(zygote)
+    assert.ok(await until(() => helperPids(zygote).length === 3, 2000), 'the run\'s process and two prepared')
+    const processes = helperPids(zygote)
     await dispose()
     assert.deepEqual(await settled, { logs: [], error: { kind: 'abort', message: 'runtime disposed' } })
     assert.ok(await until(() => ![zygote, ...processes].some(alive), 2000), `alive after disposal: ${[zygote, ...processes].filter(alive)}`)

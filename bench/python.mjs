@@ -7,13 +7,14 @@
 // same interpreter spawned. Engine 'monty' is a peer in each row it can run. Writes
 // bench/python.json with the date, commit and machine.
 import { execFile, execFileSync } from 'node:child_process'
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { Socket } from 'node:net'
 import os from 'node:os'
 import { promisify } from 'node:util'
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime from 'dsh-code-runtime-v8/python'
+import { childPids } from '../__test__/fixtures/helper-processes.mjs'
 import { median, quantile } from './stats.mjs'
 
 const native = createRequire(import.meta.url)('../lib/native.cjs')
@@ -128,19 +129,6 @@ const ROWS = {
   },
 }
 
-/** The processes whose parent is `parent`. */
-function childrenOf(parent) {
-  const children = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent) children.push(Number(entry))
-    } catch {}
-  }
-  return children
-}
-
 /** 100 runs of `runtime` at once, each awaiting a binding: until all have called it, then until all
  * settle; the PSS of their processes, the zygote's children while they wait. */
 async function concurrent(runtime, extra) {
@@ -153,8 +141,8 @@ async function concurrent(runtime, extra) {
   while (called < 100) await sleep(1)
   extra.untilAllCalledMs = performance.now() - started
   // The runtime's zygote: the one child of this process with a hundred of its own.
-  const zygote = childrenOf(process.pid).find((pid) => childrenOf(pid).length >= 100)
-  const pids = childrenOf(zygote)
+  const zygote = childPids(process.pid).find((pid) => childPids(pid).length >= 100)
+  const pids = childPids(zygote)
   extra.pssPerRunKb = pids.reduce((sum, pid) => sum + pssKb(pid), 0) / pids.length
   release()
   const results = await Promise.all(runs)

@@ -38,35 +38,6 @@ pub fn fork_with_socket() -> io::Result<Forked> {
   }
 }
 
-/// Sends `fd` over the Unix socket `socket` (`SCM_RIGHTS`, with one zero byte of data), as
-/// `process::receive_descriptor` reads it.
-pub fn send_descriptor(socket: RawFd, fd: RawFd) -> io::Result<()> {
-  // SAFETY: sendmsg from buffers owned here, sized for one descriptor's control message.
-  unsafe {
-    let mut byte = 0u8;
-    let mut data = libc::iovec {
-      iov_base: (&raw mut byte).cast(),
-      iov_len: 1,
-    };
-    let space = libc::CMSG_SPACE(size_of::<RawFd>() as u32) as usize;
-    let mut control = vec![0u8; space];
-    let mut message: libc::msghdr = std::mem::zeroed();
-    message.msg_iov = &raw mut data;
-    message.msg_iovlen = 1;
-    message.msg_control = control.as_mut_ptr().cast();
-    message.msg_controllen = space as _;
-    let header = libc::CMSG_FIRSTHDR(&raw const message);
-    (*header).cmsg_level = libc::SOL_SOCKET;
-    (*header).cmsg_type = libc::SCM_RIGHTS;
-    (*header).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
-    std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<RawFd>(), fd);
-    if libc::sendmsg(socket, &raw const message, 0) != 1 {
-      return Err(io::Error::last_os_error());
-    }
-  }
-  Ok(())
-}
-
 /// How a child ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ended {

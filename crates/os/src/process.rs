@@ -25,7 +25,7 @@ pub fn exit_now(code: i32) -> ! {
 }
 
 #[cfg(unix)]
-pub use spawn::{Exit, Spawned, kill, receive_descriptor, running, spawn};
+pub use spawn::{Exit, Spawned, kill, receive_descriptor, running, send_descriptor, spawn};
 
 #[cfg(unix)]
 mod spawn {
@@ -206,13 +206,8 @@ mod spawn {
         iov_base: (&raw mut byte).cast(),
         iov_len: 1,
       };
-      let space = libc::CMSG_SPACE(size_of::<RawFd>() as u32) as usize;
-      let mut control = vec![0u8; space];
-      let mut message: libc::msghdr = std::mem::zeroed();
-      message.msg_iov = &raw mut data;
-      message.msg_iovlen = 1;
-      message.msg_control = control.as_mut_ptr().cast();
-      message.msg_controllen = space as _;
+      let mut control = vec![0u8; descriptor_space()];
+      let mut message = descriptor_message(&mut data, &mut control);
       #[cfg(target_os = "linux")]
       let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
       #[cfg(not(target_os = "linux"))]
@@ -234,6 +229,47 @@ mod spawn {
       libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
       Ok(Some(fd))
     }
+  }
+
+  /// Bytes of the control message that carries one descriptor.
+  fn descriptor_space() -> usize {
+    // SAFETY: CMSG_SPACE only computes a size.
+    unsafe { libc::CMSG_SPACE(size_of::<RawFd>() as u32) as usize }
+  }
+
+  /// A message of one byte, `data`, whose control buffer `control` holds one descriptor.
+  fn descriptor_message(data: &mut libc::iovec, control: &mut [u8]) -> libc::msghdr {
+    // SAFETY: a zeroed msghdr is a valid empty one; its pointers are the caller's buffers.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = data;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = control.len() as _;
+    message
+  }
+
+  /// Sends `fd` over the Unix socket `socket` (`SCM_RIGHTS`, with one zero byte of data), as
+  /// `receive_descriptor` reads it: a zygote sends each run process's socket so.
+  pub fn send_descriptor(socket: RawFd, fd: RawFd) -> io::Result<()> {
+    // SAFETY: sendmsg from buffers owned here, sized for one descriptor's control message.
+    unsafe {
+      let mut byte = 0u8;
+      let mut data = libc::iovec {
+        iov_base: (&raw mut byte).cast(),
+        iov_len: 1,
+      };
+      let mut control = vec![0u8; descriptor_space()];
+      let message = descriptor_message(&mut data, &mut control);
+      let header = libc::CMSG_FIRSTHDR(&raw const message);
+      (*header).cmsg_level = libc::SOL_SOCKET;
+      (*header).cmsg_type = libc::SCM_RIGHTS;
+      (*header).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
+      std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<RawFd>(), fd);
+      if libc::sendmsg(socket, &raw const message, 0) != 1 {
+        return Err(io::Error::last_os_error());
+      }
+    }
+    Ok(())
   }
 
   /// Kills a child `spawn` started, unless it has been reaped; `false` when it had.

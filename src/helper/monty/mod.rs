@@ -142,7 +142,7 @@ fn serve(filter: Option<&[u8]>, address_space_bytes: u64) -> ! {
 fn fork(zygote: u32, filter: Option<&[u8]>, exits: &OwnedFd, address_space_bytes: u64) -> u32 {
   match forks::fork_with_socket() {
     Ok(Forked::Parent { pid, socket }) => {
-      if let Err(error) = forks::send_descriptor(CONTROL, socket.as_raw_fd()) {
+      if let Err(error) = dsh_os::process::send_descriptor(CONTROL, socket.as_raw_fd()) {
         exit_with(4, &format!("a forked process's socket could not be sent: {error}"));
       }
       drop(socket);

@@ -102,8 +102,8 @@ fn write_integer(number: &BigInt, small: i64, text: &mut String) -> Result<(), R
   }
   let exact = num_traits::ToPrimitive::to_f64(number)
     .filter(|float| float.is_finite())
-    .and_then(|float| num_traits::FromPrimitive::from_f64(float))
-    .is_some_and(|back: BigInt| back == *number);
+    .and_then(<BigInt as num_traits::FromPrimitive>::from_f64)
+    .is_some_and(|back| back == *number);
   if !exact {
     let shown = if number.bits() < 4000 { number.to_string() } else { format!("of {} bits", number.bits()) };
     return Err(Refused::NotLossless(format!(

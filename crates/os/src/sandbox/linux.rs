@@ -516,7 +516,7 @@ fn filter_bytes(program: &BpfProgram) -> Vec<u8> {
 /// Installs on the calling thread a filter `filter_bytes` wrote (a deferred filter, which a
 /// process the interpreter started installs before it reads a program).
 pub fn install_filter(bytes: &[u8]) -> Result<(), String> {
-  if bytes.is_empty() || bytes.len() % 8 != 0 {
+  if bytes.is_empty() || !bytes.len().is_multiple_of(8) {
     return Err(format!("a filter of {} bytes is not whole instructions", bytes.len()));
   }
   let program: BpfProgram = bytes

@@ -214,6 +214,24 @@ describe('engine \'monty\' alone', () => {
     }
   })
 
+  test('programs that would take a native stack down end as exceptions, and the next run is served', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 1 })
+    const lastLine = (result) => [result.error?.kind, result.error?.message.split('\n').at(-1)]
+    try {
+      assert.deepEqual(lastLine(await runtime.run({ program: 'def f(n):\n    return f(n + 1)\nf(0)', bindings: [] })),
+        ['exception', 'RecursionError: maximum recursion depth exceeded'])
+      for (const [open, close] of [['[', ']'], ['(', ')']]) {
+        assert.deepEqual(lastLine(await runtime.run({ program: `x = ${open.repeat(100_000)}1${close.repeat(100_000)}`, bindings: [] })),
+          ['exception', 'SyntaxError: Source is too deeply nested'])
+      }
+      assert.deepEqual(lastLine(await runtime.run({ program: 'import json\nv = []\nfor i in range(100000):\n    v = [v]\nreturn json.dumps(v)', bindings: [] })),
+        ['exception', 'RecursionError: maximum recursion depth exceeded'])
+      assert.deepEqual(await runtime.run({ program: 'return 1', bindings: [] }), { logs: [], value: 1 })
+    } finally {
+      await dispose()
+    }
+  })
+
   test('files and the host\'s processes are out of reach: the sandbox answers PermissionError', async () => {
     const { runtime, dispose } = await setup({ engine: 'monty', prepared: 0 })
     try {

@@ -18,7 +18,7 @@ use monty_types::{
 };
 use serde_json::Value;
 
-use super::values::{Refused, decode, encode};
+use super::values::{Refused, decode, encode, quote};
 
 /// The run's socket, once the process has only it.
 pub const CHANNEL: RawFd = 3;
@@ -86,26 +86,6 @@ fn send(frame: &str) {
 fn settle(frame: &str) -> ! {
   send(frame);
   dsh_os::process::exit_now(0)
-}
-
-/// JSON text of `text`, ASCII only.
-fn quote(text: &str) -> String {
-  serde_json::to_string(text)
-    .map(|quoted| {
-      let mut ascii = String::with_capacity(quoted.len());
-      for character in quoted.chars() {
-        if character.is_ascii() {
-          ascii.push(character);
-        } else {
-          let mut units = [0u16; 2];
-          for unit in character.encode_utf16(&mut units) {
-            ascii.push_str(&format!("\\u{unit:04x}"));
-          }
-        }
-      }
-      ascii
-    })
-    .unwrap_or_else(|_| "\"\"".into())
 }
 
 /// The program's printed text: one log frame per line, an unterminated one sent `open` before

@@ -38,7 +38,7 @@ pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usi
     match step {
       Step::Text(piece) => text.push_str(piece),
       Step::Key(key) => {
-        size += quote(&key, &mut text);
+        size += write_quoted(&key, &mut text);
         text.push(':');
         size += 1;
         continue;
@@ -50,7 +50,7 @@ pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usi
         MontyNode::BigInt(number) => write_integer(number, 0, &mut text)?,
         MontyNode::Float(number) => write_float(*number, &mut text)?,
         MontyNode::String(string) => {
-          size += quote(string, &mut text);
+          size += write_quoted(string, &mut text);
           continue;
         }
         MontyNode::Cycle(_) => return Err(Refused::NotLossless("it contains itself".into())),
@@ -127,8 +127,15 @@ fn write_float(number: f64, text: &mut String) -> Result<(), Refused> {
   Ok(())
 }
 
+/// `text` as an ASCII JSON string, for the run's frames.
+pub fn quote(text: &str) -> String {
+  let mut quoted = String::with_capacity(text.len() + 2);
+  write_quoted(text, &mut quoted);
+  quoted
+}
+
 /// Writes `string` quoted, ASCII only; returns the bytes its compact UTF-8 JSON form takes.
-fn quote(string: &str, text: &mut String) -> usize {
+fn write_quoted(string: &str, text: &mut String) -> usize {
   let mut size = 2;
   text.push('"');
   for character in string.chars() {
@@ -372,6 +379,11 @@ mod tests {
     assert_eq!(refused(MontyObject::float(-0.0)), "-0.0 has no JSON form");
     assert_eq!(refused(MontyObject::set([MontyObject::int(1)])), "set is not a JSON value");
     assert_eq!(refused(MontyObject::dict([(MontyObject::int(1), MontyObject::none())])), "a dict key is int, not str");
+  }
+
+  #[test]
+  fn a_frames_text_is_quoted_in_ascii_with_every_control_character_escaped() {
+    assert_eq!(quote("a\"b\\c\u{1}\u{7f}é😀\n"), r#""a\"b\\c\u0001\u007f\u00e9\ud83d\ude00\n""#);
   }
 
   #[test]

@@ -45,23 +45,28 @@ const CASES = {
     program: 'return await tools["exotic-name"]({"k": [1]})',
     functions: { 'exotic-name': (args) => ({ got: args }) },
     expected: { logs: [], value: { got: { k: [1] } } },
+  },
+  'a failed call raises the error class with the host\'s message and the tool\'s name': {
+    program: 'try:\n    await tools.charge({"amount": 5})\nexcept ToolCallError as e:\n    return [str(e), e.toolName, isinstance(e, Exception)]',
+    functions: { charge: () => { throw new Error('card declined') } },
+    expected: { logs: [], value: ['card declined', 'charge', true] },
+  },
+  'the error class is a class of its own': {
+    program: 'try:\n    await tools.charge({})\nexcept ToolCallError as e:\n    return type(e).__name__',
+    functions: { charge: () => { throw new Error('card declined') } },
+    expected: { logs: [], value: 'ToolCallError' },
     monty: {
-      why: 'a module of Monty\'s has no subscript',
-      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 1, in <module>', '    return await tools["exotic-name"]({"k": [1]})', '                 ~~~~~~~~~~~~~~~~~~~~', "TypeError: 'module' object is not subscriptable") } },
+      why: 'Monty has no class a host can define: the error class is RuntimeError under the class\'s name',
+      expected: { logs: [], value: 'RuntimeError' },
     },
   },
-  'a failed call raises the error class with the host\'s message': {
-    program: 'try:\n    await tools.charge({"amount": 5})\nexcept ToolCallError as e:\n    return [str(e), isinstance(e, Exception)]',
-    functions: { charge: () => { throw new Error('card declined') } },
-    expected: { logs: [], value: ['card declined', true] },
-  },
-  'the error class is its own, and names the tool': {
-    program: 'try:\n    await tools.charge({})\nexcept ToolCallError as e:\n    return [type(e).__name__, e.toolName]',
-    functions: { charge: () => { throw new Error('card declined') } },
-    expected: { logs: [], value: ['ToolCallError', 'charge'] },
+  'a failure the program does not catch': {
+    program: 'await tools.charge({})',
+    functions: { charge: () => { throw new Error('no funds') } },
+    expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 1, in <module>', '    await tools.charge({})', 'ToolCallError: no funds') } },
     monty: {
-      why: 'Monty has no class a host can define: the error class is RuntimeError under the class\'s name, with no attributes',
-      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    return [type(e).__name__, e.toolName]', "AttributeError: 'RuntimeError' object has no attribute 'toolName'") } },
+      why: 'the error class is RuntimeError, and Monty marks the whole expression',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 1, in <module>', '    await tools.charge({})', '    ~~~~~~~~~~~~~~~~~~~~~~', 'RuntimeError: no funds') } },
     },
   },
   'calls overlap under asyncio.gather and come back in order': {

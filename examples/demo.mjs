@@ -35,8 +35,7 @@ const result = await ctx.codeRuntime.run({
 console.log(JSON.stringify(result, null, 2))
 
 // The same task in Python: a process per run, confined by the kernel, on CPython, or on Monty with
-// `--monty` (which has no class a host can define: its ToolCallError is a RuntimeError, without
-// `toolName`).
+// `--monty` (which has no class a host can define: its ToolCallError is a RuntimeError).
 const engine = process.argv.includes('--monty') ? 'monty' : 'cpython'
 const pythonCtx = new Context()
 try {
@@ -53,7 +52,7 @@ print("readings", readings)
 try:
     await tools.temperature({"city": "atlantis"})
 except ToolCallError as error:
-    print(f"{type(error).__name__} from {getattr(error, 'toolName', '?')}: {error}")
+    print(f"{type(error).__name__} from {error.toolName}: {error}")
 return {"warmest": max(readings, key=lambda reading: reading["celsius"])["city"]}
 `,
   bindings,

@@ -7,6 +7,7 @@
 //! (`run`) and exits. The zygote never runs a program.
 
 mod run;
+mod shim;
 mod values;
 
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};

@@ -18,6 +18,7 @@ use monty_types::{
 };
 use serde_json::Value;
 
+use super::shim::{Namespace, Shimmed, raw_name, shim};
 use super::values::{Refused, decode, encode, quote};
 
 /// The run's socket, once the process has only it.
@@ -32,16 +33,17 @@ const READ_SIZE: usize = 1 << 16;
 /// The run the host sent, as the bootstrap reads it.
 struct Request {
   program: String,
-  namespaces: Vec<Namespace>,
+  namespaces: Vec<RequestedNamespace>,
   cpu_seconds: u64,
   max_log_bytes: usize,
   max_value_bytes: usize,
 }
 
-struct Namespace {
+struct RequestedNamespace {
   global: String,
   names: Vec<String>,
-  error_class: Option<String>,
+  /// The error class, and its member name property.
+  error_class: Option<(String, String)>,
 }
 
 fn request(line: &str) -> Result<Request, String> {
@@ -60,7 +62,8 @@ fn request(line: &str) -> Result<Request, String> {
         .iter()
         .map(|name| name.as_str().map(str::to_owned).ok_or("a binding name that is not a string"))
         .collect::<Result<_, _>>()?;
-      Ok(Namespace { global, names, error_class: namespace[2].as_str().map(str::to_owned) })
+      let error_class = namespace[2].as_str().zip(namespace[3].as_str()).map(|(class, member)| (class.to_owned(), member.to_owned()));
+      Ok(RequestedNamespace { global, names, error_class })
     })
     .collect::<Result<_, &str>>()?;
   Ok(Request {
@@ -242,15 +245,12 @@ pub fn run(address_space_bytes: u64) -> ! {
 
 /// The frame that settles the run: its value, or why it has none.
 fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_space_bytes: u64) -> String {
-  // A binding's failure raises the namespace's error class where it has one, which is Monty's
-  // RuntimeError under that name: Monty has no classes a host can define, and takes an exception
-  // class only from the program's own text, so the names are bound on a line before the
-  // program's, which the tracebacks take back out.
+  // Each namespace is the host's module of functions, under a name of the prelude's, which makes
+  // the namespace the program sees of it (shim.rs).
   let failure_type = |_: &str| ExcType::RuntimeError;
   let mut names = Vec::new();
   let mut inputs = Vec::new();
   let mut functions = Vec::new();
-  let mut classes = Vec::new();
   for (index, namespace) in request.namespaces.iter().enumerate() {
     let attrs = namespace.names.iter().map(|name| {
       let qualified = format!("{}.{name}", namespace.global);
@@ -258,16 +258,20 @@ fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_spac
       (MontyObject::string(name.clone()), MontyObject::function(qualified, None))
     });
     let module = MontyObject::module(namespace.global.clone(), MontyUuid::from_u128(index as u128 + 1), attrs.collect::<Vec<_>>());
-    names.push(namespace.global.clone());
+    names.push(raw_name(index));
     inputs.push(module);
-    if let Some(error_class) = &namespace.error_class {
-      classes.push(format!("{error_class} = RuntimeError"));
-    }
   }
-  // The body of an async function returns None unless it says otherwise; Monty's module gives
-  // its last expression's value.
-  let code = format!("{}\n{}\nreturn None\n", classes.join("; "), request.program);
-  let raised = |error: &MontyException| exception(error, 1);
+  let namespaces: Vec<Namespace> = request
+    .namespaces
+    .iter()
+    .map(|namespace| Namespace {
+      global: &namespace.global,
+      names: &namespace.names,
+      error_class: namespace.error_class.as_ref().map(|(class, member)| (class.as_str(), member.as_str())),
+    })
+    .collect();
+  let Shimmed { source: code, prelude_lines } = shim(&request.program, &namespaces);
+  let raised = |error: &MontyException| exception(error, prelude_lines);
   let runner = match MontyRun::new(code, PROGRAM, names, CompileOptions::default()) {
     Ok(runner) => runner,
     Err(error) => return raised(&error),
@@ -379,17 +383,18 @@ fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_spac
   }
 }
 
-/// The `done` frame of a program that raised `error`, its frames' lines less `shift`, the lines
-/// put before the program's.
-fn exception(error: &MontyException, shift: u32) -> String {
+/// The `done` frame of a program that raised `error`: the frames of the program's own lines, less
+/// the `prelude` lines before them (the prelude's frames are the runtime's, and left out).
+fn exception(error: &MontyException, prelude: u32) -> String {
   let frames = error
     .traceback()
     .iter()
+    .filter(|frame| frame.filename != PROGRAM || frame.start.line > prelude)
     .cloned()
     .map(|mut frame| {
       if frame.filename == PROGRAM {
-        frame.start.line = frame.start.line.saturating_sub(shift).max(1);
-        frame.end.line = frame.end.line.saturating_sub(shift).max(1);
+        frame.start.line -= prelude;
+        frame.end.line = frame.end.line.saturating_sub(prelude).max(frame.start.line);
       }
       frame
     })

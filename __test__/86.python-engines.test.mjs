@@ -69,6 +69,11 @@ const CASES = {
       expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 1, in <module>', '    await tools.charge({})', '    ~~~~~~~~~~~~~~~~~~~~~~', 'RuntimeError: no funds') } },
     },
   },
+  'a call takes one argument, as the SDK\'s signature says': {
+    program: 'out = []\nfor call in [lambda: tools.echo(), lambda: tools.echo({}, 2)]:\n    try:\n        await call()\n    except TypeError as e:\n        out.append(str(e))\nreturn out',
+    functions: { echo: (args) => args },
+    expected: { logs: [], value: ["echo() missing 1 required positional argument: 'args'", 'echo() takes 1 positional argument but 2 were given'] },
+  },
   'calls overlap under asyncio.gather and come back in order': {
     program: 'import asyncio\nreturn await asyncio.gather(*[tools.twice({"i": i}) for i in range(5)])',
     functions: { twice: async ({ i }) => { await sleep(5 - i); return i * 2 } },

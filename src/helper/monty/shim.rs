@@ -33,12 +33,17 @@ pub struct Shimmed {
 
 // The built-ins it uses are taken first: a namespace may be named as one of them.
 const COMMON: &str = "\
-__dsh_getattr, __dsh_setattr, __dsh_KeyError, __dsh_RuntimeError = getattr, setattr, KeyError, RuntimeError
+__dsh_getattr, __dsh_setattr, __dsh_len = getattr, setattr, len
+__dsh_KeyError, __dsh_RuntimeError, __dsh_TypeError = KeyError, RuntimeError, TypeError
 __dsh_failures = []
 def __dsh_binding(function, name):
-    async def call(args):
+    async def call(*args):
+        if __dsh_len(args) != 1:
+            if args:
+                raise __dsh_TypeError(f\"{name}() takes 1 positional argument but {__dsh_len(args)} were given\")
+            raise __dsh_TypeError(f\"{name}() missing 1 required positional argument: 'args'\")
         try:
-            return await function(args)
+            return await function(args[0])
         except __dsh_RuntimeError as error:
             __dsh_failures.append((error, name))
             raise

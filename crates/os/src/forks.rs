@@ -155,8 +155,9 @@ pub fn limit_descriptors(count: u64) -> io::Result<()> {
   Ok(())
 }
 
-/// Killed when `parent` ends (Linux); `Err` when it is already gone. Elsewhere the child ends
-/// when its socket closes.
+/// Killed when `parent` (the thread that started this process) ends, on Linux; already orphaned
+/// is an error, since the signal would then never come. Elsewhere a run's process ends when its
+/// socket closes.
 pub fn die_with(parent: u32) -> Result<(), String> {
   #[cfg(target_os = "linux")]
   // SAFETY: plain prctl and getppid calls on this process.
@@ -167,7 +168,7 @@ pub fn die_with(parent: u32) -> Result<(), String> {
   }
   // SAFETY: getppid has no preconditions.
   if unsafe { libc::getppid() } as u32 != parent {
-    return Err("the zygote is gone".into());
+    return Err("the process that started the helper is gone".into());
   }
   Ok(())
 }
@@ -197,7 +198,8 @@ pub fn close_from(first: RawFd) {
   if unsafe { libc::syscall(libc::SYS_close_range, first as u32, u32::MAX, 0u32) } == 0 {
     return;
   }
-  // SAFETY: as above, one by one; closing one that is not open only fails.
+  // Before Linux 5.9, and elsewhere: one by one, up to the process's limit.
+  // SAFETY: as above; closing one that is not open only fails.
   let open_max = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) }.clamp(0, 1 << 20) as RawFd;
   for fd in first..open_max {
     unsafe { libc::close(fd) };
@@ -236,12 +238,14 @@ pub fn read_some(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
   }
 }
 
-/// Waits until one of `fds` is readable (or closed); their indices, in order.
-pub fn wait_readable(fds: &[RawFd]) -> io::Result<Vec<usize>> {
+/// Waits until one of `fds` is readable (or closed), or `timeout` passes; the indices of those
+/// that are, in order: none when the time passed, or a signal came first while it was set.
+pub fn wait_readable(fds: &[RawFd], timeout: Option<std::time::Duration>) -> io::Result<Vec<usize>> {
   let mut polled: Vec<libc::pollfd> = fds.iter().map(|&fd| libc::pollfd { fd, events: libc::POLLIN, revents: 0 }).collect();
+  let millis = timeout.map_or(-1, |timeout| timeout.as_millis().min(i32::MAX as u128) as i32);
   loop {
     // SAFETY: poll over an array owned here.
-    let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
+    let ready = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, millis) };
     if ready >= 0 {
       return Ok(polled.iter().enumerate().filter(|(_, fd)| fd.revents != 0).map(|(index, _)| index).collect());
     }
@@ -249,13 +253,8 @@ pub fn wait_readable(fds: &[RawFd]) -> io::Result<Vec<usize>> {
     if error.kind() != io::ErrorKind::Interrupted {
       return Err(error);
     }
+    if timeout.is_some() {
+      return Ok(Vec::new());
+    }
   }
-}
-
-/// Whether `fd` becomes readable (or closed) within `timeout`.
-pub fn readable_within(fd: RawFd, timeout: std::time::Duration) -> bool {
-  let mut polled = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
-  let millis = timeout.as_millis().min(i32::MAX as u128) as i32;
-  // SAFETY: poll over one descriptor owned here.
-  unsafe { libc::poll(&raw mut polled, 1, millis) > 0 }
 }

@@ -200,24 +200,17 @@ mod spawn {
   pub fn receive_descriptor(socket: RawFd) -> io::Result<Option<RawFd>> {
     // SAFETY: recvmsg into buffers owned here, sized for one descriptor's control message; the
     // descriptor read from it is new to this process.
-    unsafe {
-      let mut byte = 0u8;
-      let mut data = libc::iovec {
-        iov_base: (&raw mut byte).cast(),
-        iov_len: 1,
-      };
-      let mut control = vec![0u8; descriptor_space()];
-      let mut message = descriptor_message(&mut data, &mut control);
+    with_descriptor_message(|message| unsafe {
       #[cfg(target_os = "linux")]
       let flags = libc::MSG_DONTWAIT | libc::MSG_CMSG_CLOEXEC;
       #[cfg(not(target_os = "linux"))]
       let flags = libc::MSG_DONTWAIT;
-      let received = libc::recvmsg(socket, &raw mut message, flags);
+      let received = libc::recvmsg(socket, message, flags);
       if received < 0 {
         let error = io::Error::last_os_error();
         return if error.kind() == io::ErrorKind::WouldBlock { Ok(None) } else { Err(error) };
       }
-      let header = libc::CMSG_FIRSTHDR(&raw const message);
+      let header = libc::CMSG_FIRSTHDR(message);
       if received == 0 || header.is_null() || (*header).cmsg_level != libc::SOL_SOCKET || (*header).cmsg_type != libc::SCM_RIGHTS {
         return Err(io::Error::other("a message without a descriptor"));
       }
@@ -228,48 +221,45 @@ mod spawn {
       #[cfg(not(target_os = "linux"))]
       libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC);
       Ok(Some(fd))
-    }
+    })
   }
 
-  /// Bytes of the control message that carries one descriptor.
-  fn descriptor_space() -> usize {
+  /// Calls `use_message` with a message of one byte whose control buffer holds one descriptor's
+  /// control message, both owned here, as sending and receiving a descriptor need it.
+  fn with_descriptor_message<T>(use_message: impl FnOnce(&mut libc::msghdr) -> T) -> T {
+    let mut byte = 0u8;
+    let mut data = libc::iovec {
+      iov_base: (&raw mut byte).cast(),
+      iov_len: 1,
+    };
     // SAFETY: CMSG_SPACE only computes a size.
-    unsafe { libc::CMSG_SPACE(size_of::<RawFd>() as u32) as usize }
-  }
-
-  /// A message of one byte, `data`, whose control buffer `control` holds one descriptor.
-  fn descriptor_message(data: &mut libc::iovec, control: &mut [u8]) -> libc::msghdr {
-    // SAFETY: a zeroed msghdr is a valid empty one; its pointers are the caller's buffers.
+    let mut control = vec![0u8; unsafe { libc::CMSG_SPACE(size_of::<RawFd>() as u32) } as usize];
+    // SAFETY: a zeroed msghdr is a valid empty one; its pointers are the buffers above, which
+    // outlive the call.
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
-    message.msg_iov = data;
+    message.msg_iov = &raw mut data;
     message.msg_iovlen = 1;
     message.msg_control = control.as_mut_ptr().cast();
     message.msg_controllen = control.len() as _;
-    message
+    use_message(&mut message)
   }
 
   /// Sends `fd` over the Unix socket `socket` (`SCM_RIGHTS`, with one zero byte of data), as
   /// `receive_descriptor` reads it: a zygote sends each run process's socket so.
   pub fn send_descriptor(socket: RawFd, fd: RawFd) -> io::Result<()> {
-    // SAFETY: sendmsg from buffers owned here, sized for one descriptor's control message.
-    unsafe {
-      let mut byte = 0u8;
-      let mut data = libc::iovec {
-        iov_base: (&raw mut byte).cast(),
-        iov_len: 1,
-      };
-      let mut control = vec![0u8; descriptor_space()];
-      let message = descriptor_message(&mut data, &mut control);
-      let header = libc::CMSG_FIRSTHDR(&raw const message);
+    // SAFETY: sendmsg from the buffers `with_descriptor_message` owns, its control message filled
+    // in here with the one descriptor it has room for.
+    with_descriptor_message(|message| unsafe {
+      let header = libc::CMSG_FIRSTHDR(message);
       (*header).cmsg_level = libc::SOL_SOCKET;
       (*header).cmsg_type = libc::SCM_RIGHTS;
       (*header).cmsg_len = libc::CMSG_LEN(size_of::<RawFd>() as u32) as _;
       std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<RawFd>(), fd);
-      if libc::sendmsg(socket, &raw const message, 0) != 1 {
+      if libc::sendmsg(socket, message, 0) != 1 {
         return Err(io::Error::last_os_error());
       }
-    }
-    Ok(())
+      Ok(())
+    })
   }
 
   /// Kills a child `spawn` started, unless it has been reaped; `false` when it had.

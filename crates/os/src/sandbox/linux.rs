@@ -31,7 +31,7 @@ pub fn confine(confinement: &Confinement) -> Result<Vec<Layer>, String> {
     missing: outcome.err(),
   };
   let descriptors = layer("descriptors", close_inherited_descriptors());
-  die_with_parent(confinement.parent)?;
+  crate::forks::die_with(confinement.parent)?;
   Ok(vec![
     descriptors,
     layer("parent-death", Ok(())),
@@ -49,7 +49,7 @@ pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confi
     missing: outcome.err(),
   };
   let descriptors = layer("descriptors", close_inherited_descriptors());
-  die_with_parent(confinement.parent)?;
+  crate::forks::die_with(confinement.parent)?;
   let mut layers = vec![
     descriptors,
     layer("parent-death", Ok(())),
@@ -71,32 +71,7 @@ pub fn confine_interpreter(confinement: &InterpreterConfinement) -> Result<Confi
 }
 
 fn close_inherited_descriptors() -> Result<(), String> {
-  // SAFETY: closes descriptors 3 and up of this process, which nothing of ours holds yet.
-  let closed = unsafe { libc::syscall(libc::SYS_close_range, 3u32, u32::MAX, 0u32) };
-  if closed == 0 {
-    return Ok(());
-  }
-  // Before Linux 5.9: one by one, up to the process's limit.
-  // SAFETY: as above; closing a descriptor that is not open only fails.
-  let open_max = unsafe { libc::sysconf(libc::_SC_OPEN_MAX) }.clamp(0, 1 << 20) as i32;
-  for fd in 3..open_max {
-    unsafe { libc::close(fd) };
-  }
-  Ok(())
-}
-
-/// Killed when the thread that started the process exits; already orphaned is an error, since
-/// the signal would then never come.
-fn die_with_parent(parent: u32) -> Result<(), String> {
-  // SAFETY: plain prctl and getppid calls on this process.
-  unsafe {
-    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
-      return Err(format!("PR_SET_PDEATHSIG failed: {}", std::io::Error::last_os_error()));
-    }
-    if libc::getppid() as u32 != parent {
-      return Err("the process that started the helper is gone".into());
-    }
-  }
+  crate::forks::close_from(3);
   Ok(())
 }
 

@@ -102,7 +102,7 @@ fn serve(filter: Option<&[u8]>, address_space_bytes: u64) -> ! {
   let mut children: Vec<u32> = Vec::new();
   let mut pending = Vec::new();
   loop {
-    let ready = forks::wait_readable(&[CONTROL, exits.as_raw_fd()]).unwrap_or_else(|error| exit_with(4, &error.to_string()));
+    let ready = forks::wait_readable(&[CONTROL, exits.as_raw_fd()], None).unwrap_or_else(|error| exit_with(4, &error.to_string()));
     if ready.contains(&1) {
       forks::drain(&exits);
       for (pid, ended) in forks::reap_children() {
@@ -125,7 +125,7 @@ fn serve(filter: Option<&[u8]>, address_space_bytes: u64) -> ! {
     while let Some(end) = pending.iter().position(|&byte| byte == b'\n') {
       let line: Vec<u8> = pending.drain(..=end).collect();
       match &line[..end] {
-        b"fork" => children.push(fork(zygote, filter, &exits, address_space_bytes)),
+        b"fork" => children.push(fork(zygote, filter, address_space_bytes)),
         kill if kill.starts_with(b"kill ") => {
           // Only an unreaped child: its id cannot have been taken by another process.
           let pid = std::str::from_utf8(&kill[5..]).ok().and_then(|pid| pid.parse().ok());
@@ -140,7 +140,7 @@ fn serve(filter: Option<&[u8]>, address_space_bytes: u64) -> ! {
 }
 
 /// Forks a run's process, sends the host its socket, and says so; the child never returns.
-fn fork(zygote: u32, filter: Option<&[u8]>, exits: &OwnedFd, address_space_bytes: u64) -> u32 {
+fn fork(zygote: u32, filter: Option<&[u8]>, address_space_bytes: u64) -> u32 {
   match forks::fork_with_socket() {
     Ok(Forked::Parent { pid, socket }) => {
       if let Err(error) = dsh_os::process::send_descriptor(CONTROL, socket.as_raw_fd()) {
@@ -150,10 +150,8 @@ fn fork(zygote: u32, filter: Option<&[u8]>, exits: &OwnedFd, address_space_bytes
       send(&format!(r#"{{"type":"forked","pid":{pid}}}"#));
       pid
     }
-    Ok(Forked::Child { socket }) => {
-      let _ = exits;
-      become_run_process(socket, zygote, filter, address_space_bytes)
-    }
+    // The SIGCHLD pipe it inherited is closed with every descriptor but its socket.
+    Ok(Forked::Child { socket }) => become_run_process(socket, zygote, filter, address_space_bytes),
     Err(error) => exit_with(4, &format!("fork: {error}")),
   }
 }

@@ -33,17 +33,10 @@ const READ_SIZE: usize = 1 << 16;
 /// The run the host sent, as the bootstrap reads it.
 struct Request {
   program: String,
-  namespaces: Vec<RequestedNamespace>,
+  namespaces: Vec<Namespace>,
   cpu_seconds: u64,
   max_log_bytes: usize,
   max_value_bytes: usize,
-}
-
-struct RequestedNamespace {
-  global: String,
-  names: Vec<String>,
-  /// The error class, and its member name property.
-  error_class: Option<(String, String)>,
 }
 
 fn request(line: &str) -> Result<Request, String> {
@@ -63,7 +56,7 @@ fn request(line: &str) -> Result<Request, String> {
         .map(|name| name.as_str().map(str::to_owned).ok_or("a binding name that is not a string"))
         .collect::<Result<_, _>>()?;
       let error_class = namespace[2].as_str().zip(namespace[3].as_str()).map(|(class, member)| (class.to_owned(), member.to_owned()));
-      Ok(RequestedNamespace { global, names, error_class })
+      Ok(Namespace { global, names, error_class })
     })
     .collect::<Result<_, &str>>()?;
   Ok(Request {
@@ -121,18 +114,21 @@ impl Log {
     }
   }
 
-  /// Sends what is pending as an open line (the host joins it with what follows).
+  /// Sends what is pending as an open line (the host joins it with what follows), before the run
+  /// waits on the host.
   fn flush(&mut self) {
-    if !self.pending.is_empty() {
-      let pending = std::mem::take(&mut self.pending);
-      self.emit(&pending, true);
-    }
+    self.send_pending(true);
   }
 
+  /// Sends what is pending as the last line.
   fn finish(&mut self) {
+    self.send_pending(false);
+  }
+
+  fn send_pending(&mut self, open: bool) {
     if !self.pending.is_empty() {
       let pending = std::mem::take(&mut self.pending);
-      self.emit(&pending, false);
+      self.emit(&pending, open);
     }
   }
 
@@ -164,26 +160,22 @@ impl PrintWriterCallback for Log {
   }
 }
 
-/// The host's answers, read off the socket.
-struct Replies {
+/// What the host sends, read off the socket: the run, then the answers to its calls.
+struct Channel {
   buffer: Vec<u8>,
 }
 
-impl Replies {
-  /// The next reply: (call id, its result for the program); `None` once `until` has passed
-  /// with none.
-  fn next(&mut self, error_type: &dyn Fn(&str) -> ExcType, until: Option<Instant>) -> Option<(u32, ExtFunctionResult)> {
+impl Channel {
+  /// The next line; `None` once `until` has passed with none. The run's process ends when the
+  /// host closes the socket.
+  fn line(&mut self, until: Option<Instant>) -> Option<String> {
     loop {
       if let Some(end) = self.buffer.iter().position(|&byte| byte == b'\n') {
         let line: Vec<u8> = self.buffer.drain(..=end).collect();
-        let line = String::from_utf8_lossy(&line[..end]);
-        return Some(reply(&line, error_type).unwrap_or_else(|why| {
-          let _ = write_all(2, format!("a reply the run cannot read: {why}\n").as_bytes());
-          dsh_os::process::exit_now(4)
-        }));
+        return Some(String::from_utf8_lossy(&line[..end]).into_owned());
       }
       if let Some(until) = until
-        && !dsh_os::forks::readable_within(CHANNEL, until.saturating_duration_since(Instant::now()))
+        && !dsh_os::forks::wait_readable(&[CHANNEL], Some(until.saturating_duration_since(Instant::now()))).is_ok_and(|ready| !ready.is_empty())
       {
         return None;
       }
@@ -194,10 +186,21 @@ impl Replies {
       }
     }
   }
+
+  /// The next reply: (call id, its result for the program); `None` once `until` has passed
+  /// with none.
+  fn reply(&mut self, until: Option<Instant>) -> Option<(u32, ExtFunctionResult)> {
+    let line = self.line(until)?;
+    Some(reply(&line).unwrap_or_else(|why| {
+      let _ = write_all(2, format!("a reply the run cannot read: {why}\n").as_bytes());
+      dsh_os::process::exit_now(4)
+    }))
+  }
 }
 
-/// `{"type":"reply","id":N,"ok":true,"value":V}` or `{..."ok":false,"message":M}`.
-fn reply(line: &str, error_type: &dyn Fn(&str) -> ExcType) -> Result<(u32, ExtFunctionResult), String> {
+/// `{"type":"reply","id":N,"ok":true,"value":V}` or `{..."ok":false,"message":M}`. A failure is
+/// a RuntimeError, the namespaces' error class in the prelude (shim.rs).
+fn reply(line: &str) -> Result<(u32, ExtFunctionResult), String> {
   // The value is read by `decode` (exact integers, no recursion); the rest is short.
   let value_at = line.find(r#","value":"#);
   let head = match value_at {
@@ -212,25 +215,16 @@ fn reply(line: &str, error_type: &dyn Fn(&str) -> ExcType) -> Result<(u32, ExtFu
     return Ok((id, ExtFunctionResult::Return(decode(value)?)));
   }
   let message = raw["message"].as_str().unwrap_or_default().to_owned();
-  let name = raw["global"].as_str().unwrap_or_default();
-  Ok((id, ExtFunctionResult::Error(MontyException::new(error_type(name), Some(message)))))
+  Ok((id, ExtFunctionResult::Error(MontyException::new(ExcType::RuntimeError, Some(message)))))
 }
 
 /// Runs the run the host sends on the channel, then ends the process; never returns.
 pub fn run(address_space_bytes: u64) -> ! {
-  let mut replies = Replies { buffer: Vec::new() };
-  while !replies.buffer.contains(&b'\n') {
-    let mut chunk = vec![0; READ_SIZE];
-    match read_some(CHANNEL, &mut chunk) {
-      Ok(0) | Err(_) => dsh_os::process::exit_now(0),
-      Ok(read) => replies.buffer.extend_from_slice(&chunk[..read]),
-    }
-  }
+  let mut channel = Channel { buffer: Vec::new() };
+  let line = channel.line(None).unwrap_or_default();
   // Before anything of the run: a process that ends before saying so ran none of it.
   send(r#"{"type":"taken"}"#);
-  let end = replies.buffer.iter().position(|&byte| byte == b'\n').unwrap_or_default();
-  let line: Vec<u8> = replies.buffer.drain(..=end).collect();
-  let request = request(&String::from_utf8_lossy(&line[..end])).unwrap_or_else(|why| {
+  let request = request(&line).unwrap_or_else(|why| {
     let _ = write_all(2, format!("{why}\n").as_bytes());
     dsh_os::process::exit_now(4)
   });
@@ -238,16 +232,15 @@ pub fn run(address_space_bytes: u64) -> ! {
     dsh_os::process::exit_now(4);
   }
   let mut log = Log { pending: String::new(), left: request.max_log_bytes, stopped: false };
-  let outcome = execute(&request, &mut log, &mut replies, address_space_bytes);
+  let outcome = execute(&request, &mut log, &mut channel, address_space_bytes);
   log.finish();
   settle(&outcome)
 }
 
 /// The frame that settles the run: its value, or why it has none.
-fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_space_bytes: u64) -> String {
+fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_space_bytes: u64) -> String {
   // Each namespace is the host's module of functions, under a name of the prelude's, which makes
   // the namespace the program sees of it (shim.rs).
-  let failure_type = |_: &str| ExcType::RuntimeError;
   let mut names = Vec::new();
   let mut inputs = Vec::new();
   let mut functions = Vec::new();
@@ -261,16 +254,7 @@ fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_spac
     names.push(raw_name(index));
     inputs.push(module);
   }
-  let namespaces: Vec<Namespace> = request
-    .namespaces
-    .iter()
-    .map(|namespace| Namespace {
-      global: &namespace.global,
-      names: &namespace.names,
-      error_class: namespace.error_class.as_ref().map(|(class, member)| (class.as_str(), member.as_str())),
-    })
-    .collect();
-  let Shimmed { source: code, prelude_lines } = shim(&request.program, &namespaces);
+  let Shimmed { source: code, prelude_lines } = shim(&request.program, &request.namespaces);
   let raised = |error: &MontyException| exception(error, prelude_lines);
   let runner = match MontyRun::new(code, PROGRAM, names, CompileOptions::default()) {
     Ok(runner) => runner,
@@ -346,7 +330,7 @@ fn execute(request: &Request, log: &mut Log, replies: &mut Replies, address_spac
             results.push((call_id, ExtFunctionResult::Return(MontyObject::none())));
             continue;
           }
-          let Some((host_id, result)) = replies.next(&failure_type, sleeps.first().map(|(deadline, _)| *deadline)) else { continue };
+          let Some((host_id, result)) = channel.reply(sleeps.first().map(|(deadline, _)| *deadline)) else { continue };
           let Some(index) = waiting.iter().position(|(id, _)| *id == u64::from(host_id)) else { continue };
           let (_, call_id) = waiting.remove(index);
           if wanted.contains(&call_id) {

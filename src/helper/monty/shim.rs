@@ -12,12 +12,12 @@ use ruff_text_size::Ranged;
 
 use super::values::quote;
 
-/// One namespace of the request, as the prelude names it.
-pub struct Namespace<'a> {
-  pub global: &'a str,
-  pub names: &'a [String],
+/// One namespace of the run's request.
+pub struct Namespace {
+  pub global: String,
+  pub names: Vec<String>,
   /// The error class and its member name property (`ToolCallError`, `toolName`).
-  pub error_class: Option<(&'a str, &'a str)>,
+  pub error_class: Option<(String, String)>,
 }
 
 /// The name the host's module of a namespace is given (its functions are the host's).
@@ -61,12 +61,12 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   let mut prelude = String::from(COMMON);
   let mut members = Vec::new();
   for (index, namespace) in namespaces.iter().enumerate() {
-    let global = namespace.global;
+    let global = &namespace.global;
     let raw = raw_name(index);
     let names = format!("[{}]", namespace.names.iter().map(|name| quote(name)).collect::<Vec<_>>().join(", "));
-    if let Some((class, member)) = namespace.error_class {
+    if let Some((class, member)) = &namespace.error_class {
       prelude.push_str(&format!("{class} = __dsh_RuntimeError\n"));
-      members.push(member);
+      members.push(member.as_str());
     }
     prelude.push_str(&format!(
       "class {global}:\n    def __getitem__(self, name):\n        if name not in {names}:\n            raise __dsh_KeyError(name)\n        return __dsh_binding(__dsh_getattr({raw}, name), name)\n{global} = {global}()\nfor __dsh_name in {names}:\n    __dsh_setattr({global}, __dsh_name, __dsh_binding(__dsh_getattr({raw}, __dsh_name), __dsh_name))\n"
@@ -144,8 +144,12 @@ mod tests {
 
   #[test]
   fn the_prelude_counts_its_lines_and_the_program_follows_it() {
-    let names = ["a".to_owned(), "b-c".to_owned()];
-    let shimmed = shim("return e.toolName", &[Namespace { global: "tools", names: &names, error_class: Some(("ToolCallError", "toolName")) }]);
+    let namespace = Namespace {
+      global: "tools".to_owned(),
+      names: vec!["a".to_owned(), "b-c".to_owned()],
+      error_class: Some(("ToolCallError".to_owned(), "toolName".to_owned())),
+    };
+    let shimmed = shim("return e.toolName", &[namespace]);
     let lines: Vec<&str> = shimmed.source.lines().collect();
     assert_eq!(lines[shimmed.prelude_lines as usize], "return __dsh_member(e, \"toolName\")");
     assert!(shimmed.source.contains("ToolCallError = __dsh_RuntimeError\nclass tools:\n"));

@@ -23,75 +23,82 @@ pub enum Refused {
 /// The largest integer a JavaScript number holds with every smaller one.
 const SAFE: i64 = 1 << 53;
 
+/// What `encode` writes next: a value, a piece of punctuation, or a dict's key with its colon.
+enum Step<'a> {
+  Value(ObjectRef<'a>),
+  Text(&'static str),
+  Key(&'a str),
+}
+
 /// `value` as ASCII JSON, with the UTF-8 bytes of its compact form, refused past `limit` bytes.
 pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usize), Refused> {
-  enum Step<'a> {
-    Value(ObjectRef<'a>),
-    Text(&'static str),
-    Key(String),
-  }
   let mut text = String::new();
   let mut size = 0usize;
   let mut steps = vec![Step::Value(value)];
   while let Some(step) = steps.pop() {
-    let start = text.len();
-    match step {
-      Step::Text(piece) => text.push_str(piece),
+    // A string's escapes are ASCII on the wire, where its compact form holds UTF-8.
+    size += match step {
+      Step::Text(piece) => {
+        text.push_str(piece);
+        piece.len()
+      }
       Step::Key(key) => {
-        size += write_quoted(&key, &mut text);
+        let quoted = write_quoted(key, &mut text);
         text.push(':');
-        size += 1;
-        continue;
+        quoted + 1
       }
       Step::Value(item) => match node(item) {
-        MontyNode::None => text.push_str("null"),
-        MontyNode::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
-        MontyNode::Int(number) => write_integer(&BigInt::from(*number), *number, &mut text)?,
-        MontyNode::BigInt(number) => write_integer(number, 0, &mut text)?,
-        MontyNode::Float(number) => write_float(*number, &mut text)?,
-        MontyNode::String(string) => {
-          size += write_quoted(string, &mut text);
-          continue;
+        MontyNode::String(string) => write_quoted(string, &mut text),
+        _ => {
+          let start = text.len();
+          write_value(item, &mut text, &mut steps)?;
+          text.len() - start
         }
-        MontyNode::Cycle(_) => return Err(Refused::NotLossless("it contains itself".into())),
-        MontyNode::Dict(_) => {
-          let pairs = item.pairs().unwrap_or_default();
-          text.push('{');
-          steps.push(Step::Text("}"));
-          for (index, (key, member)) in pairs.into_iter().enumerate().rev() {
-            let MontyNode::String(key) = node(key) else {
-              return Err(Refused::NotLossless(format!("a dict key is {}, not str", key.type_name())));
-            };
-            steps.push(Step::Value(member));
-            steps.push(Step::Key(key.clone()));
-            if index > 0 {
-              steps.push(Step::Text(","));
-            }
-          }
-        }
-        MontyNode::List(_) | MontyNode::Tuple(_) => {
-          let items = item.items().unwrap_or_default();
-          text.push('[');
-          steps.push(Step::Text("]"));
-          for (index, member) in items.into_iter().enumerate().rev() {
-            steps.push(Step::Value(member));
-            if index > 0 {
-              steps.push(Step::Text(","));
-            }
-          }
-        }
-        _ => return Err(Refused::NotLossless(format!("{} is not a JSON value", item.type_name()))),
       },
-    }
-    size += text.len() - start;
+    };
     if limit.is_some_and(|limit| size > limit) {
       return Err(Refused::TooLarge);
     }
   }
-  if limit.is_some_and(|limit| size > limit) {
-    return Err(Refused::TooLarge);
-  }
   Ok((text, size))
+}
+
+/// Writes `item`, no string, as far as it is not its members, which go on `steps`.
+fn write_value<'a>(item: ObjectRef<'a>, text: &mut String, steps: &mut Vec<Step<'a>>) -> Result<(), Refused> {
+  match node(item) {
+    MontyNode::None => text.push_str("null"),
+    MontyNode::Bool(flag) => text.push_str(if *flag { "true" } else { "false" }),
+    MontyNode::Int(number) => write_integer(&BigInt::from(*number), *number, text)?,
+    MontyNode::BigInt(number) => write_integer(number, 0, text)?,
+    MontyNode::Float(number) => write_float(*number, text)?,
+    MontyNode::Cycle(_) => return Err(Refused::NotLossless("it contains itself".into())),
+    MontyNode::Dict(_) => {
+      text.push('{');
+      steps.push(Step::Text("}"));
+      for (index, (key, member)) in item.pairs().unwrap_or_default().into_iter().enumerate().rev() {
+        let MontyNode::String(key) = node(key) else {
+          return Err(Refused::NotLossless(format!("a dict key is {}, not str", key.type_name())));
+        };
+        steps.push(Step::Value(member));
+        steps.push(Step::Key(key));
+        if index > 0 {
+          steps.push(Step::Text(","));
+        }
+      }
+    }
+    MontyNode::List(_) | MontyNode::Tuple(_) => {
+      text.push('[');
+      steps.push(Step::Text("]"));
+      for (index, member) in item.items().unwrap_or_default().into_iter().enumerate().rev() {
+        steps.push(Step::Value(member));
+        if index > 0 {
+          steps.push(Step::Text(","));
+        }
+      }
+    }
+    _ => return Err(Refused::NotLossless(format!("{} is not a JSON value", item.type_name()))),
+  }
+  Ok(())
 }
 
 /// An integer's digits, when a JavaScript number holds it exactly (`small` is it, when it fits).

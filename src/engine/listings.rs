@@ -71,10 +71,9 @@ fn exotic_kind(value: &v8::Value) -> u32 {
 
 fn listing_kind(value: &v8::Value) -> u32 {
   let long = |length: usize| if length > LONG_LISTING { LONG } else { SHORT };
-  if value.is_proxy() {
-    PROXY
-  } else if value.is_string_object() {
-    STRING_OBJECT
+  let exotic = exotic_kind(value);
+  if exotic != SHORT {
+    exotic
   } else if value.is_string() {
     // SAFETY: each kind is checked just before it is taken.
     long(unsafe { as_kind::<v8::String>(value) }.length())

@@ -67,9 +67,6 @@ const SymbolIterator = Symbol.iterator;
 const SymbolAsyncIterator = Symbol.asyncIterator;
 const TypeErrorCtor = TypeError;
 const ArrayBufferIsView = ArrayBuffer.isView;
-const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
-const TypedArrayPrototypeGetLength = ReflectGetOwnPropertyDescriptor(TypedArrayPrototype, 'length').get;
-const TypedArrayPrototypeGetSymbolToStringTag = ReflectGetOwnPropertyDescriptor(TypedArrayPrototype, Symbol.toStringTag).get;
 // V8's property filter for own enumerable string keys, as the op takes it.
 const ENUMERABLE_STRINGS = 2 | 16;
 // Consecutive holes after which a long array's indices are listed by V8: a sparse array of length
@@ -127,16 +124,14 @@ function chainHolds(value) {
 
 /** `listingKind(value)`, as fast as it can be told where it is asked of every for-in subject and
  * spread or rest source: each of the op's checks is a call into V8, where V8's compiler inlines the
- * array and typed array checks made here. */
+ * array check and the view check that the rare typed array passes made here. */
 function kindOf(value) {
   if (typeof value !== 'object' && typeof value !== 'function') return listingKind(value);
   const kind = exoticKind(value);
   if (kind !== SHORT) return kind;
   if (ArrayIsArray(value)) return value.length > LONG_LISTING ? LONG : SHORT;
-  if (!ArrayBufferIsView(value)) return SHORT;
-  // A DataView lists no indices.
-  return ReflectApply(TypedArrayPrototypeGetSymbolToStringTag, value, []) !== undefined &&
-    ReflectApply(TypedArrayPrototypeGetLength, value, []) > LONG_LISTING ? LONG : SHORT;
+  // A DataView lists no indices, and longTypedArrayLength tells it from a typed array.
+  return ArrayBufferIsView(value) && longTypedArrayLength(value) > 0 ? LONG : SHORT;
 }
 
 const hasOwn = (object, key) => ReflectApply(ObjectPrototypeHasOwnProperty, object, [key]);

@@ -100,7 +100,12 @@ export function startBindingWith(namespaces, names, namespaceIndex, nameIndex, a
  * a promise of either, or the failure itself when the call could not start.
  */
 export function invokeBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption) {
-  const started = startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, resumption)
+  return invokeBindingWith(namespaces, names, namespaceIndex, nameIndex, () => JSON.parse(argsJson), resumption)
+}
+
+/** `invokeBinding` with the argument as a value, read by `argument()`. */
+export function invokeBindingWith(namespaces, names, namespaceIndex, nameIndex, argument, resumption) {
+  const started = startBindingWith(namespaces, names, namespaceIndex, nameIndex, argument, resumption)
   if ('failure' in started) return started
   try {
     return Promise.resolve(started.returned).then((value) => ({ value }), (error) => ({ failure: describeFailure(error) }))

@@ -25,7 +25,7 @@ const misuse = (message) => new Error(`${PREFIX} ${message}`)
 const refused = (why) => misuse(`journal refused: ${why}`)
 
 /** What a binding returns to make its call wait; only `suspend` makes one. */
-class Suspension {
+export class Suspension {
   /** `text`: the payload's JSON when `suspend` was called, which later changes to it do not reach. */
   constructor(text) {
     this.text = text
@@ -42,7 +42,7 @@ export function suspend(payload = null) {
   return new Suspension(text)
 }
 
-const sha256 = (text) => `sha256:${createHash('sha256').update(text).digest('hex')}`
+export const sha256 = (text) => `sha256:${createHash('sha256').update(text).digest('hex')}`
 
 function bindingsHash(namespaces) {
   // The error classes too: a program sees their names.
@@ -139,7 +139,7 @@ function checkMessage(message) {
 
 /** Every field a journal has; a journal with any other is refused before its size is known. */
 const JOURNAL_FIELDS = new Set([
-  'format', 'version', 'runtime', 'programHash', 'bindingsHash', 'scopeHash', 'seed', 'runId', 'startTime',
+  'format', 'version', 'runtime', 'engine', 'programHash', 'bindingsHash', 'scopeHash', 'seed', 'runId', 'startTime',
   'spentMs', 'completed', 'events', 'signature',
 ])
 
@@ -154,7 +154,7 @@ const quoted = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}
  * is refused while its events are measured. Returns the journal as read, without its signature,
  * and its events' text and bytes.
  */
-function checkJournal(given, request, checked) {
+function checkJournal(given, request, checked, engine) {
   if (given === null || typeof given !== 'object' || Array.isArray(given)) throw refused('not a journal object')
   const fields = {}
   let unknown
@@ -177,6 +177,9 @@ function checkJournal(given, request, checked) {
   if (header.runtime !== RUNTIME_VERSION) {
     const runtime = typeof header.runtime === 'string' ? quoted(header.runtime) : 'no version'
     throw refused(`recorded by runtime ${runtime}, this is ${RUNTIME_VERSION}`)
+  }
+  if ((header.engine ?? null) !== engine) {
+    throw refused(`it records a run of ${header.engine === undefined ? 'the V8 runtime' : `engine ${quoted(String(header.engine))}`}`)
   }
   if (header.programHash !== sha256(request.program)) throw refused('it records another program')
   if (header.bindingsHash !== bindingsHash(request.bindings)) throw refused('it records other binding names')
@@ -238,25 +241,42 @@ export function pendingOf(journal) {
 /** The control namespace's answer to a call the program's binding rejects with `message`. */
 const rejection = (message) => `V${JSON.stringify({ e: message })}`
 
+/** Why a run no longer does what its journal recorded, as the run's exception says it. */
+export const divergence = (index, expected, found) =>
+  `the run diverged from its journal at event ${index}: expected ${describeEvent(expected)}, found ${found}`
+
+/** An event, as a divergence names it; `undefined` is the journal's end. */
+export function describeEvent(event) {
+  if (event === undefined) return 'the end of the journal'
+  switch (event.type) {
+    case 'call': return `call ${event.id}, ${event.global}.${event.name} with arguments ${event.argsHash}`
+    case 'timer': return `timer ${event.id}`
+    default: return `${event.type} to call ${event.id}`
+  }
+}
+
 /**
- * One attempt of a durable run: the plan for the isolate's start, the host's end of the control
- * namespace, and the journal it grows.
+ * One attempt of a durable run, whatever runs it: its options and the journal it was given,
+ * checked; the journal it grows, within its caps; and that journal, signed, when it ends.
+ * `engine` names what runs a run when it is not the V8 runtime: a journal records it, and only
+ * its own engine replays it.
  */
-export class DurableAttempt {
-  constructor({ request, options, journal, replayOnly }) {
+export class DurableJournal {
+  constructor({ request, options, journal, replayOnly, engine = null }) {
     const checked = checkOptions(options)
-    const given = journal === undefined ? undefined : checkJournal(journal, request, checked)
+    const given = journal === undefined ? undefined : checkJournal(journal, request, checked, engine)
     this.checked = checked
     this.request = request
     this.replayOnly = replayOnly
     /** Pending id to the caller's resolution, set by `resume` once they are checked. */
     this.resolutions = new Map()
-    /** The canonical text of the events given, as checked: what the isolate replays. */
+    /** The canonical text of the events given, as checked: what is replayed. */
     this.eventsText = given?.eventsText ?? '[]'
     this.base = given?.journal ?? {
       format: JOURNAL_FORMAT,
       version: JOURNAL_VERSION,
       runtime: RUNTIME_VERSION,
+      ...(engine === null ? {} : { engine }),
       programHash: sha256(request.program),
       bindingsHash: bindingsHash(request.bindings),
       scopeHash: checked.scopeHash,
@@ -271,19 +291,73 @@ export class DurableAttempt {
     this.events = [...this.base.events]
     /**
      * With a secret, the canonical text of each event this attempt recorded, made as it came (the
-     * host waits on the isolate meanwhile): what is signed.
+     * host waits on the run meanwhile): what is signed.
      */
     this.eventTexts = []
     this.bytes = given?.eventBytes ?? 2
     this.payloads = new Map(pendingOf(this.base).map(({ id, payload }) => [id, payload]))
-    /** Calls that waited for approval and were called again in this attempt: never twice. */
-    this.calledAgain = new Set()
     this.suspended = false
     this.failure = undefined
+    /** Wall time from the program's start until the whole journal was replayed; 0 for a fresh run. */
+    this.replayMs = 0
+  }
+
+  /** Ends the attempt early as `failure`, keeping what the program printed. */
+  stop(failure) {
+    this.failure ??= failure
+    this.abort(failure)
+  }
+
+  /** Ends the run that makes this attempt: the engine's own. */
+  abort() {}
+
+  /** Records `event`, checked against the journal so far; throws if it is malformed. */
+  record(event) {
+    checkEvent(event, this.events.length, this.events.at(-1)?.t ?? 0)
+    if (this.checked.secret === undefined) {
+      this.bytes += jsonBytes(event) + 1
+    } else {
+      const { text, bytes } = canonicalText(event)
+      this.bytes += bytes + 1
+      this.eventTexts.push(text)
+    }
+    this.events.push(event)
+  }
+
+  /** Whether the journal is within its caps; past one, the attempt stops. */
+  withinCaps() {
+    if (this.events.length > this.checked.maxEvents) {
+      this.stop(`the durable journal passed its cap of ${this.checked.maxEvents} events`)
+    } else if (this.bytes > this.checked.maxBytes) {
+      this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
+    } else {
+      return true
+    }
+    return false
+  }
+
+  /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
+  journal(spentMs, completed) {
+    const body = { ...this.base, events: this.events, spentMs, completed }
+    if (this.checked.secret === undefined) return body
+    const recorded = this.eventTexts.join(',')
+    const given = this.eventsText.slice(1, -1)
+    const eventsText = `[${given}${given !== '' && recorded !== '' ? ',' : ''}${recorded}]`
+    return { ...body, signature: sign(body, this.checked.secret, eventsText) }
+  }
+}
+
+/**
+ * One attempt of a durable run in the V8 runtime: the plan for the isolate's start, and the
+ * host's end of the control namespace.
+ */
+export class DurableAttempt extends DurableJournal {
+  constructor(args) {
+    super(args)
+    /** Calls that waited for approval and were called again in this attempt: never twice. */
+    this.calledAgain = new Set()
     this.run = undefined
     this.names = undefined
-    /** Wall time from the program's start until the isolate had replayed the whole journal; 0 for a fresh run. */
-    this.replayMs = 0
   }
 
   /** The start JSON for the isolate: its namespaces, and the journal to replay. */
@@ -307,9 +381,7 @@ export class DurableAttempt {
     this.run = run
   }
 
-  /** Ends the attempt early as `failure`, keeping what the program printed. */
-  stop(failure) {
-    this.failure ??= failure
+  abort(failure) {
     this.run?.abort(failure)
   }
 
@@ -322,25 +394,11 @@ export class DurableAttempt {
     try {
       message = JSON.parse(argsJson)
       checkMessage(message)
-      for (const event of message.events) {
-        checkEvent(event, this.events.length, this.events.at(-1)?.t ?? 0)
-        if (this.checked.secret === undefined) {
-          this.bytes += jsonBytes(event) + 1
-        } else {
-          const { text, bytes } = canonicalText(event)
-          this.bytes += bytes + 1
-          this.eventTexts.push(text)
-        }
-        this.events.push(event)
-      }
+      for (const event of message.events) this.record(event)
     } catch (error) {
       this.stop(`the durable journal could not record an event: ${error.message}`)
     }
-    if (this.events.length > this.checked.maxEvents) {
-      this.stop(`the durable journal passed its cap of ${this.checked.maxEvents} events`)
-    } else if (this.bytes > this.checked.maxBytes) {
-      this.stop(`the durable journal passed its cap of ${this.checked.maxBytes} bytes`)
-    }
+    this.withinCaps()
     if (message?.replayed !== undefined) this.replayMs = message.replayed
     // The isolate ends the attempt itself once this is answered.
     if (message?.suspend && this.failure === undefined) this.suspended = true
@@ -382,16 +440,6 @@ export class DurableAttempt {
     if (json === undefined) return rejection('binding resolution must be lossless JSON')
     // With its keys in canonical order, as a replay gives it from the journal.
     return `V{"v":${canonicalText(JSON.parse(json)).text}}`
-  }
-
-  /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
-  journal(spentMs, completed) {
-    const body = { ...this.base, events: this.events, spentMs, completed }
-    if (this.checked.secret === undefined) return body
-    const recorded = this.eventTexts.join(',')
-    const given = this.eventsText.slice(1, -1)
-    const eventsText = `[${given}${given !== '' && recorded !== '' ? ',' : ''}${recorded}]`
-    return { ...body, signature: sign(body, this.checked.secret, eventsText) }
   }
 }
 

@@ -65,6 +65,8 @@ export interface DurableJournal {
   version: 1
   /** The runtime version that recorded it; another version refuses it. */
   runtime: string
+  /** `'monty'` for a Python run's (PythonCodeRuntime, engine 'monty'); absent for the V8 runtime's. */
+  engine?: 'monty'
   programHash: string
   bindingsHash: string
   /** Hash of `options.scope`, or null. */
@@ -145,6 +147,16 @@ export declare class V8CodeRuntime extends CodeRuntime {
   replay(request: CodeRunRequest, journal: DurableJournal, options?: DurableOptions): Promise<DurableOutcome>
 }
 
+/** What a durable attempt of a Python run cost: its wall time, and the part spent replaying its journal. */
+export interface PythonDurableUsage {
+  wallMs: number
+  replayMs: number
+}
+
+export type PythonDurableOutcome =
+  | { status: 'completed'; result: CodeRunResult; journal: DurableJournal; usage: PythonDurableUsage }
+  | { status: 'suspended'; journal: DurableJournal; pending: PendingCall[]; logs: string[]; usage: PythonDurableUsage }
+
 /** `PythonCodeRuntime`'s configuration (docs/python.md). */
 export interface PythonConfig {
   /** The interpreter: `'cpython'`, the real one, or `'monty'`, pydantic's Rust interpreter of a Python
@@ -183,6 +195,12 @@ export declare class PythonCodeRuntime extends CodeRuntime {
   readonly interpreter: { engine: 'cpython' | 'monty'; executable: string; version: string }
   constructor(ctx: Context, config?: PythonConfig)
   run(request: CodeRunRequest): Promise<CodeRunResult>
+  /** Outside the seam, engine 'monty' only: a run that records its journal and suspends where a binding returns `suspend()`. */
+  runDurable(request: CodeRunRequest, options?: DurableOptions): Promise<PythonDurableOutcome>
+  /** Replays `journal` in a fresh process, then calls the resolved pending bindings again. */
+  resume(request: CodeRunRequest, journal: DurableJournal, resolutions: Record<number, unknown>, options?: DurableOptions): Promise<PythonDurableOutcome>
+  /** Re-runs a recorded run from its journal alone; calls no binding. */
+  replay(request: CodeRunRequest, journal: DurableJournal, options?: DurableOptions): Promise<PythonDurableOutcome>
 }
 
 /** The line that ends a Python run's logs once they reach `maxLogBytes`. */

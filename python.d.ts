@@ -1,3 +1,3 @@
 import { PythonCodeRuntime } from './index.js'
-export { PythonCodeRuntime, type PythonConfig, logTruncationMarker } from './index.js'
+export { PythonCodeRuntime, type PythonConfig, type PythonDurableOutcome, logTruncationMarker, resumption, suspend } from './index.js'
 export default PythonCodeRuntime

@@ -142,6 +142,14 @@ function frameOf(line) {
     case 'call':
       if (!Number.isSafeInteger(raw.id) || !isText(raw.global) || !isText(raw.name) || !Object.hasOwn(raw, 'args')) break
       return { type: 'call', id: raw.id, global: raw.global, name: raw.name, args: raw.args, lineLength: line.length }
+    // A durable run's (engine 'monty'): a sleep for the host to end at `due` on the run's
+    // clock, and how many lines it has taken when it has nothing left to run.
+    case 'sleep':
+      if (!Number.isSafeInteger(raw.id) || typeof raw.due !== 'number' || !(raw.due >= 0)) break
+      return { type: 'sleep', id: raw.id, due: raw.due }
+    case 'wait':
+      if (!Number.isSafeInteger(raw.taken) || raw.taken < 0) break
+      return { type: 'wait', taken: raw.taken }
     case 'done': {
       // `null` is Python's None, which an honest process never sends; the line's length bounds
       // the value's bytes.

@@ -10,11 +10,13 @@ import { availableParallelism, constants } from 'node:os'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from '../config.js'
 import { checkBindings, describeFailure, startBindingWith } from '../bindings.js'
+import { checkResolutions } from '../durable.js'
 import { HANDOVERS } from '../exits.js'
 import { PROTOCOL } from '../helper_wire.js'
 import { losslessJsonText, losslessJsonTextInTurns } from '../lossless.js'
 import { readFrame } from './channel.js'
 import { PythonConfig, checkPythonConfig } from './config.js'
+import { MontyDurableAttempt, durableOutcome } from './durable.js'
 import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
 import { ProcessPool } from './processes.js'
 
@@ -63,8 +65,10 @@ class PythonRun {
   #settle
   #timers = []
 
-  constructor(own, bindings) {
+  /** `durable`: a MontyDurableAttempt, for a durable run. */
+  constructor(own, bindings, durable) {
     this.own = own
+    this.durable = durable
     this.config = own.config
     this.bindings = bindings
     this.names = bindings.map(({ functions }) => Object.keys(functions))
@@ -100,7 +104,7 @@ class PythonRun {
     const { cpuSeconds, maxLogBytes, maxValueBytes } = this.config
     const namespaces = this.bindings.map(({ global, errorClass }, index) =>
       [global, this.names[index], errorClass?.name ?? null, errorClass?.memberNameProperty ?? null])
-    forked.send(JSON.stringify({ type: 'run', program, namespaces, cpuSeconds, maxLogBytes, maxValueBytes }))
+    forked.send(JSON.stringify({ type: 'run', program, namespaces, cpuSeconds, maxLogBytes, maxValueBytes, durable: this.durable?.frame }))
     this.startedAt = performance.now()
   }
 
@@ -113,11 +117,20 @@ class PythonRun {
       case 'call':
         this.#call(frame)
         break
+      case 'sleep':
+        this.durable?.sleep(frame)
+        break
+      case 'wait':
+        this.durable?.wait(frame)
+        break
       case 'done':
-        this.#done(frame)
+        // A durable run ends only at its journal's end.
+        if (this.durable === undefined || this.durable.ends()) this.#done(frame)
         break
       case 'taken':
         this.taken = true
+        // Only the process that took the run is sent its events.
+        this.durable?.begin(this)
         break
       case 'ready':
         break
@@ -143,21 +156,40 @@ class PythonRun {
     return [undefined, value]
   }
 
-  #call({ id, global, name, args, lineLength }) {
-    // Calls in flight, and their arguments' bytes, are bounded: past either bound the host reads
-    // nothing more from the process until answers free room, and the program's next call waits.
+  /** Sends `line` to the run's process, unless the run is settled. */
+  send(line) {
+    if (!this.settled) this.forked.send(line)
+  }
+
+  /**
+   * Counts a call of `lineLength` among the calls in flight, which are bounded: past either bound
+   * the host reads nothing more from the process until answers free room, and the program's next
+   * call waits. Returns what frees its room, once.
+   */
+  #admit(lineLength) {
     this.inFlight.calls++
     this.inFlight.bytes += lineLength
     this.forked.flow(this.#hasRoom())
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      this.inFlight.calls--
+      this.inFlight.bytes -= lineLength
+      if (!this.settled) this.forked.flow(this.#hasRoom())
+    }
+  }
+
+  #call(frame) {
+    const release = this.#admit(frame.lineLength)
+    if (this.durable !== undefined) return this.durable.call(frame, release)
+    const { id, global, name, args } = frame
     let answered = false
     const reply = (text) => {
       if (answered) return
       answered = true
-      this.inFlight.calls--
-      this.inFlight.bytes -= lineLength
-      if (this.settled) return
-      this.forked.send(text)
-      this.forked.flow(this.#hasRoom())
+      this.send(text)
+      release()
     }
     const fail = (message) => reply(`{"type":"reply","id":${id},"ok":false,"message":${JSON.stringify(message)}}`)
     const namespaceIndex = this.bindings.findIndex((namespace) => namespace.global === global)
@@ -225,6 +257,7 @@ class PythonRun {
     if (this.settled) return
     this.settled = true
     for (const timer of this.#timers) clearTimeout(timer)
+    this.durable?.end()
     // Stopped, and not gone within graceMs: its socket is let go; the zygote still reaps it.
     if (this.stopping && this.forked !== undefined && !this.forked.gone) this.forked.abandon()
     const result = { logs: this.ledger.entries }
@@ -269,25 +302,60 @@ export class PythonCodeRuntime extends CodeRuntime {
   }
 
   /** @param {import('@deepseek-ai/dsh-code-runtime').CodeRunRequest} request */
-  async run({ program, bindings, signal }) {
-    const own = this[state]
-    if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
-    checkBindings(bindings)
-    if (typeof program !== 'string') throw new Error(`${PREFIX} program must be a string, got ${program === null ? 'null' : typeof program}`)
-    if (signal?.aborted) return { logs: [], error: { kind: 'abort', message: String(signal.reason) } }
-    const run = new PythonRun(own, bindings)
-    own.live.add(run)
-    const onAbort = () => run.stop('abort', String(signal.reason))
-    signal?.addEventListener('abort', onAbort, { once: true })
-    try {
-      run.begin(program)
-      return await run.result
-    } finally {
-      signal?.removeEventListener('abort', onAbort)
-      own.live.delete(run)
-      own.pool.release()
-    }
+  async run(request) {
+    return execute(this[state], request)
   }
+
+  /**
+   * Outside the seam, engine 'monty' only: a run that records a journal, and suspends where a
+   * binding returns `suspend(payload)` (docs/durable-runs.md).
+   */
+  async runDurable(request, options) {
+    return durable(this[state], request, { options })
+  }
+
+  /** Replays a suspended run's journal in a fresh process, then goes on with `resolutions`. */
+  async resume(request, journal, resolutions, options) {
+    return durable(this[state], request, { options, journal, resolutions, resuming: true })
+  }
+
+  /** Re-runs a recorded run from its journal alone, calling no binding. */
+  async replay(request, journal, options) {
+    return durable(this[state], request, { options, journal, replayOnly: true })
+  }
+}
+
+/** Runs `request` to its result; a durable run's `attempt` journals or replays what it is given. */
+async function execute(own, { program, bindings, signal }, attempt) {
+  if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
+  checkBindings(bindings)
+  if (typeof program !== 'string') throw new Error(`${PREFIX} program must be a string, got ${program === null ? 'null' : typeof program}`)
+  if (signal?.aborted) return { logs: [], error: { kind: 'abort', message: String(signal.reason) } }
+  const run = new PythonRun(own, bindings, attempt)
+  own.live.add(run)
+  const onAbort = () => run.stop('abort', String(signal.reason))
+  signal?.addEventListener('abort', onAbort, { once: true })
+  try {
+    run.begin(program)
+    return await run.result
+  } finally {
+    signal?.removeEventListener('abort', onAbort)
+    own.live.delete(run)
+    own.pool.release()
+  }
+}
+
+/** A durable attempt: completed, or suspended with the calls that wait. */
+async function durable(own, request, { options, journal, resolutions, resuming = false, replayOnly = false }) {
+  if (own.disposed) throw new Error(`${PREFIX} run() after disposal`)
+  if (own.config.engine !== 'monty') throw new Error(`${PREFIX} durable runs of Python programs need engine 'monty'`)
+  checkBindings(request?.bindings)
+  if ((resuming || replayOnly) && journal === undefined) throw new Error(`${PREFIX} a journal is required`)
+  const attempt = new MontyDurableAttempt({ request, options, journal, replayOnly })
+  if (resuming) attempt.resolutions = checkResolutions(attempt.base, resolutions)
+  const started = performance.now()
+  const result = await execute(own, request, attempt)
+  return durableOutcome(attempt, result, performance.now() - started)
 }
 
 /**

@@ -9,6 +9,7 @@
 mod run;
 mod shim;
 mod values;
+mod world;
 
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 

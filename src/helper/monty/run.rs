@@ -5,6 +5,12 @@
 //! The program is the body of an async function: `await` and `return` at its top level. Each
 //! binding namespace is a module of functions; a call sends `call` and gives the program a future,
 //! which the host's `reply` settles, so calls under `asyncio.gather` overlap.
+//!
+//! A durable run (the run frame's `durable`) reads the world of its journal (world.rs), and takes
+//! everything that can happen to it from the host, which journals or replays it
+//! (lib/python/durable.js): a sleep sends `sleep` and ends at the host's `fire`. The program's
+//! course then depends only on the order of the lines the host sends, each taken when the program
+//! has nothing else to run; `wait` tells the host how many it has taken when it has nothing to do.
 
 use std::borrow::Cow;
 use std::os::fd::RawFd;
@@ -20,6 +26,7 @@ use serde_json::Value;
 
 use super::shim::{Namespace, Shimmed, raw_name, shim};
 use super::values::{Refused, decode, encode, quote};
+use super::world::{Journaled, World};
 
 /// The run's socket, once the process has only it.
 pub const CHANNEL: RawFd = 3;
@@ -37,6 +44,21 @@ struct Request {
   cpu_seconds: u64,
   max_log_bytes: usize,
   max_value_bytes: usize,
+  journaled: Option<Journaled>,
+}
+
+/// A durable run's `{"startTime": epoch ms, "seed": 32 hex digits}`.
+fn journaled(raw: &Value) -> Result<Option<Journaled>, String> {
+  if raw.is_null() {
+    return Ok(None);
+  }
+  let start_ms = raw["startTime"].as_i64().ok_or("a durable run without its start time")?;
+  let hex = raw["seed"].as_str().filter(|hex| hex.len() == 32).ok_or("a durable run without its seed")?;
+  let mut seed = [0u8; 16];
+  for (index, byte) in seed.iter_mut().enumerate() {
+    *byte = u8::from_str_radix(&hex[index * 2..index * 2 + 2], 16).map_err(|_| "a durable run's seed is not hex")?;
+  }
+  Ok(Some(Journaled { start_ms, seed }))
 }
 
 fn request(line: &str) -> Result<Request, String> {
@@ -65,6 +87,7 @@ fn request(line: &str) -> Result<Request, String> {
     cpu_seconds: whole("cpuSeconds")?,
     max_log_bytes: whole("maxLogBytes")? as usize,
     max_value_bytes: whole("maxValueBytes")? as usize,
+    journaled: journaled(&raw["durable"])?,
   })
 }
 
@@ -187,20 +210,28 @@ impl Channel {
     }
   }
 
-  /// The next reply: (call id, its result for the program); `None` once `until` has passed
-  /// with none.
-  fn reply(&mut self, until: Option<Instant>) -> Option<(u32, ExtFunctionResult)> {
+  /// The host's next line after the run: `None` once `until` has passed with none.
+  fn next(&mut self, until: Option<Instant>) -> Option<Inbound> {
     let line = self.line(until)?;
-    Some(reply(&line).unwrap_or_else(|why| {
-      let _ = write_all(2, format!("a reply the run cannot read: {why}\n").as_bytes());
+    Some(inbound(&line).unwrap_or_else(|why| {
+      let _ = write_all(2, format!("a line the run cannot read: {why}\n").as_bytes());
       dsh_os::process::exit_now(4)
     }))
   }
 }
 
-/// `{"type":"reply","id":N,"ok":true,"value":V}` or `{..."ok":false,"message":M}`. A failure is
-/// a RuntimeError, the namespaces' error class in the prelude (shim.rs).
-fn reply(line: &str) -> Result<(u32, ExtFunctionResult), String> {
+/// What the host sends once the run has started.
+enum Inbound {
+  /// The answer to the call the host numbered `id`.
+  Reply { id: u64, result: ExtFunctionResult, t: Option<f64> },
+  /// A durable run's sleep `id` is over.
+  Fire { id: u64, t: f64 },
+}
+
+/// `{"type":"reply","id":N,"ok":true,"value":V}` or `{..."ok":false,"message":M}`, with `"t":T`
+/// before `ok` in a durable run; or `{"type":"fire","id":N,"t":T}`. A failure is a RuntimeError,
+/// the namespaces' error class in the prelude (shim.rs).
+fn inbound(line: &str) -> Result<Inbound, String> {
   // The value is read by `decode` (exact integers, no recursion); the rest is short.
   let value_at = line.find(r#","value":"#);
   let head = match value_at {
@@ -208,14 +239,18 @@ fn reply(line: &str) -> Result<(u32, ExtFunctionResult), String> {
     None => line.to_owned(),
   };
   let raw: Value = serde_json::from_str(&head).map_err(|error| error.to_string())?;
-  let id = raw["id"].as_u64().ok_or("a reply without its id")? as u32;
+  let id = raw["id"].as_u64().ok_or("a line without its id")?;
+  let t = raw["t"].as_f64();
+  if raw["type"] == "fire" {
+    return Ok(Inbound::Fire { id, t: t.ok_or("a fire without its time")? });
+  }
   if raw["ok"] == Value::Bool(true) {
     let at = value_at.ok_or("a reply without its value")?;
     let value = &line[at + r#","value":"#.len()..line.len() - 1];
-    return Ok((id, ExtFunctionResult::Return(decode(value)?)));
+    return Ok(Inbound::Reply { id, result: ExtFunctionResult::Return(decode(value)?), t });
   }
   let message = raw["message"].as_str().unwrap_or_default().to_owned();
-  Ok((id, ExtFunctionResult::Error(MontyException::new(ExcType::RuntimeError, Some(message)))))
+  Ok(Inbound::Reply { id, result: ExtFunctionResult::Error(MontyException::new(ExcType::RuntimeError, Some(message))), t })
 }
 
 /// Runs the run the host sends on the channel, then ends the process; never returns.
@@ -224,7 +259,7 @@ pub fn run(address_space_bytes: u64) -> ! {
   let line = channel.line(None).unwrap_or_default();
   // Before anything of the run: a process that ends before saying so ran none of it.
   send(r#"{"type":"taken"}"#);
-  let request = request(&line).unwrap_or_else(|why| {
+  let mut request = request(&line).unwrap_or_else(|why| {
     let _ = write_all(2, format!("{why}\n").as_bytes());
     dsh_os::process::exit_now(4)
   });
@@ -232,13 +267,13 @@ pub fn run(address_space_bytes: u64) -> ! {
     dsh_os::process::exit_now(4);
   }
   let mut log = Log { pending: String::new(), left: request.max_log_bytes, stopped: false };
-  let outcome = execute(&request, &mut log, &mut channel, address_space_bytes);
+  let outcome = execute(&mut request, &mut log, &mut channel, address_space_bytes);
   log.finish();
   settle(&outcome)
 }
 
 /// The frame that settles the run: its value, or why it has none.
-fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_space_bytes: u64) -> String {
+fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_space_bytes: u64) -> String {
   // Each namespace is the host's module of functions, under a name of the prelude's, which makes
   // the namespace the program sees of it (shim.rs).
   let mut names = Vec::new();
@@ -269,12 +304,12 @@ fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_spac
     dsh_os::process::exit_now(4);
   }
   let limits = ResourceLimits { max_memory: Some(max_memory), ..ResourceLimits::default() };
+  let mut world = World::new(request.journaled.take());
+  let runner = runner.with_os_policy(world.policy());
   let mut progress = runner.start(inputs, ResourceTracker::new(limits), PrintWriter::Callback(log));
-  let mut next_id = 0u64;
-  // The awaitable sleeps in flight: when each ends, and its call id.
+  let mut inbox = Inbox::default();
+  // A plain run's awaitable sleeps in flight: when each ends, and its call id.
   let mut sleeps: Vec<(Instant, u32)> = Vec::new();
-  // Monty's call ids, by the id the host was sent.
-  let mut waiting: Vec<(u64, u32)> = Vec::new();
   loop {
     let step = match progress {
       Err(error) => return raised(&error),
@@ -294,14 +329,9 @@ fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_spac
           };
           match argument {
             Ok((text, _)) => {
-              next_id += 1;
-              waiting.push((next_id, call.call_id));
+              let id = inbox.call(call.call_id);
               log.flush();
-              send(&format!(
-                r#"{{"type":"call","id":{next_id},"global":{},"name":{},"args":{text}}}"#,
-                quote(global),
-                quote(name)
-              ));
+              send(&format!(r#"{{"type":"call","id":{id},"global":{},"name":{},"args":{text}}}"#, quote(global), quote(name)));
               call.resume_pending(PrintWriter::Callback(log))
             }
             Err(refused) => {
@@ -320,35 +350,63 @@ fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_spac
         let wanted = pending.pending_call_ids().to_vec();
         let mut results = Vec::new();
         while results.is_empty() {
-          // A sleep whose time has come settles first; otherwise the host's next reply, waited
-          // for until the next sleep ends.
-          sleeps.sort_by_key(|(deadline, _)| *deadline);
-          if let Some(&(deadline, call_id)) = sleeps.first()
-            && deadline <= Instant::now()
-          {
-            sleeps.remove(0);
-            results.push((call_id, ExtFunctionResult::Return(MontyObject::none())));
+          if let Some(at) = inbox.stash.iter().position(|(call_id, _)| wanted.contains(call_id)) {
+            results.push(inbox.stash.remove(at));
             continue;
           }
-          let Some((host_id, result)) = channel.reply(sleeps.first().map(|(deadline, _)| *deadline)) else { continue };
-          let Some(index) = waiting.iter().position(|(id, _)| *id == u64::from(host_id)) else { continue };
-          let (_, call_id) = waiting.remove(index);
-          if wanted.contains(&call_id) {
-            results.push((call_id, result));
+          let until = if world.is_durable() {
+            send(&format!(r#"{{"type":"wait","taken":{}}}"#, inbox.taken));
+            None
+          } else {
+            // A sleep whose time has come settles first; otherwise the host's next reply, waited
+            // for until the next sleep ends.
+            sleeps.sort_by_key(|(deadline, _)| *deadline);
+            if let Some(&(deadline, call_id)) = sleeps.first()
+              && deadline <= Instant::now()
+            {
+              sleeps.remove(0);
+              results.push((call_id, ExtFunctionResult::Return(MontyObject::none())));
+              continue;
+            }
+            sleeps.first().map(|(deadline, _)| *deadline)
+          };
+          if let Some(Settles::Call(call_id, result)) = inbox.take(channel, &mut world, until) {
+            if wanted.contains(&call_id) {
+              results.push((call_id, result));
+            } else {
+              inbox.stash.push((call_id, result));
+            }
           }
         }
         pending.resume(results, PrintWriter::Callback(log))
       }
       RunProgress::OsCall(call) => {
         let answer = match &call.function_call {
+          asked if let Some(answer) = world.answer(asked) => answer,
           OsFunctionCall::Sleep(delay) | OsFunctionCall::SystemSleep(delay) => {
             log.flush();
-            std::thread::sleep(*delay);
+            if world.is_durable() {
+              // The host's to end: what comes meanwhile waits for the program's next await.
+              let timer = inbox.sleep(&world, *delay, None);
+              loop {
+                match inbox.take(channel, &mut world, None) {
+                  Some(Settles::Sleep(over)) if over == timer => break,
+                  Some(Settles::Call(call_id, result)) => inbox.stash.push((call_id, result)),
+                  _ => {}
+                }
+              }
+            } else {
+              std::thread::sleep(*delay);
+            }
             ExtFunctionResult::Return(MontyObject::none())
           }
           // An awaitable sleep lets the program's other tasks run meanwhile, as asyncio's does.
           OsFunctionCall::AsyncSleep(delay) | OsFunctionCall::AsyncSystemSleep(delay) => {
-            sleeps.push((Instant::now() + *delay, call.call_id));
+            if world.is_durable() {
+              inbox.sleep(&world, *delay, Some(call.call_id));
+            } else {
+              sleeps.push((Instant::now() + *delay, call.call_id));
+            }
             ExtFunctionResult::Future(call.call_id)
           }
           // The run's environment is empty, as the CPython engine's is.
@@ -364,6 +422,75 @@ fn execute(request: &Request, log: &mut Log, channel: &mut Channel, address_spac
       }
       RunProgress::NameLookup(lookup) => lookup.resume(monty_types::NameLookupResult::Undefined, PrintWriter::Callback(log)),
     };
+  }
+}
+
+/// What one line from the host settles.
+enum Settles {
+  /// Monty's call, with its result.
+  Call(u32, ExtFunctionResult),
+  /// The `time.sleep` the host numbered so.
+  Sleep(u64),
+  /// Nothing this run waits for.
+  Nothing,
+}
+
+/// The run's side of what the host answers: which of Monty's calls each of the host's ids
+/// stands for, and the answers Monty was not yet waiting for when they came.
+#[derive(Default)]
+struct Inbox {
+  /// The host's call id, and Monty's.
+  calls: Vec<(u64, u32)>,
+  next_call: u64,
+  /// A durable run's sleeps in flight: the host's id, and Monty's call id (none for `time.sleep`).
+  timers: Vec<(u64, Option<u32>)>,
+  next_timer: u64,
+  stash: Vec<(u32, ExtFunctionResult)>,
+  /// Lines taken since the run (a durable run's count, which `wait` tells the host).
+  taken: u64,
+}
+
+impl Inbox {
+  /// The host's id for Monty's call `call_id`.
+  fn call(&mut self, call_id: u32) -> u64 {
+    self.next_call += 1;
+    self.calls.push((self.next_call, call_id));
+    self.next_call
+  }
+
+  /// Asks the host to end a durable run's sleep of `delay` from now on its clock; its id.
+  fn sleep(&mut self, world: &World, delay: std::time::Duration, call_id: Option<u32>) -> u64 {
+    self.next_timer += 1;
+    self.timers.push((self.next_timer, call_id));
+    let due = world.clock_ms() + delay.as_secs_f64() * 1000.0;
+    send(&format!(r#"{{"type":"sleep","id":{},"due":{due}}}"#, self.next_timer));
+    self.next_timer
+  }
+
+  /// The host's next line, and what it settles; `None` once `until` has passed with none. A
+  /// durable run's clock moves to the line's time.
+  fn take(&mut self, channel: &mut Channel, world: &mut World, until: Option<Instant>) -> Option<Settles> {
+    let line = channel.next(until)?;
+    self.taken += 1;
+    Some(match line {
+      Inbound::Reply { id, result, t } => {
+        if let Some(t) = t {
+          world.advance(t);
+        }
+        match self.calls.iter().position(|(host_id, _)| *host_id == id) {
+          Some(at) => Settles::Call(self.calls.remove(at).1, result),
+          None => Settles::Nothing,
+        }
+      }
+      Inbound::Fire { id, t } => {
+        world.advance(t);
+        match self.timers.iter().position(|(host_id, _)| *host_id == id).map(|at| self.timers.remove(at).1) {
+          Some(Some(call_id)) => Settles::Call(call_id, ExtFunctionResult::Return(MontyObject::none())),
+          Some(None) => Settles::Sleep(id),
+          None => Settles::Nothing,
+        }
+      }
+    })
   }
 }
 

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { setup, sleep } from './helpers.mjs'
 import { resumption, suspend } from 'dsh-code-runtime-v8'
+import { assertDivergences, resumeInTurns } from './fixtures/durable-cases.mjs'
 
 let runtime, dispose
 before(async () => ({ runtime, dispose } = await setup({ computeMs: 10_000, maxWallMs: 20_000 })))
@@ -90,23 +91,8 @@ test('a run suspended at every binding call, resumed one, some or all at a time,
     // Every call first asks to wait, with its arguments as payload; resumed, it computes its answer.
     const calls = []
     const bindings = hostBindings(calls, (name, compute) => (args) => (resumption() === undefined ? suspend({ name, args }) : compute(args)))
-    let attempt = await runtime.runDurable({ program, bindings }, { seed })
     const strategy = ['one', 'some', 'all'][index % 3]
-    let attempts = 1
-    while (attempt.status === 'suspended') {
-      assert.ok(attempt.pending.length > 0)
-      for (const { args, payload } of attempt.pending) assert.deepStrictEqual(payload.args, args)
-      const chosen = strategy === 'all' ? attempt.pending : strategy === 'one' ? attempt.pending.slice(0, 1) : attempt.pending.filter((_, i) => i % 2 === 0)
-      const resolutions = Object.fromEntries(chosen.map(({ id }) => [id, 'approved']))
-      const before = attempt.pending.map(({ id }) => id)
-      attempt = await runtime.resume({ program, bindings }, attempt.journal, resolutions, { seed })
-      if (attempt.status === 'suspended') {
-        // Calls left unresolved wait on, under the same ids.
-        const left = before.filter((id) => !(id in resolutions))
-        for (const id of left) assert.ok(attempt.pending.some((pending) => pending.id === id), `call ${id} no longer pending`)
-      }
-      assert.ok(++attempts < 200)
-    }
+    const { attempt, attempts } = await resumeInTurns(runtime, program, bindings, seed, strategy)
     assert.equal(JSON.stringify(attempt.result), JSON.stringify(reference.result), `${strategy}: ${program}`)
     assert.ok(attempts > 1 || !program.includes('tools.'))
   }
@@ -220,28 +206,7 @@ return out`
 
 test('a replay that meets another program behaviour fails naming the event, what it expected and what it found', async () => {
   const program = 'const a = await tools.echo(1); const b = await tools.echo(2); return [a, b]'
-  const bindings = hostBindings([])
-  const { journal } = await runtime.runDurable({ program, bindings })
-  assert.deepStrictEqual(journal.events.map(({ type, id }) => `${type} ${id}`), ['call 1', 'answer 1', 'call 2', 'answer 2'])
-  const edited = (edit) => {
-    const copy = structuredClone(journal)
-    edit(copy.events)
-    return copy
-  }
-  const argsHash = journal.events[2].argsHash
-  const cases = [
-    [(events) => { events[2].argsHash = 'sha256:0' }, 'at event 2: expected call 2, tools.echo with arguments sha256:0, found call 2, tools.echo with arguments ' + argsHash],
-    [(events) => { events[2].name = 'double' }, 'at event 2: expected call 2, tools.double with arguments ' + argsHash + ', found call 2, tools.echo with arguments ' + argsHash],
-    [(events) => events.splice(3, 1), 'at event 3: expected the end of the journal, found calls waiting for answers the journal does not have'],
-    [(events) => events.push({ t: events[3].t, type: 'timer', id: 1 }), 'at event 4: expected timer 1, found the end of the program'],
-    [(events) => events.splice(1, 2, events[2], events[1]), 'at event 1: expected call 2, tools.echo with arguments ' + argsHash + ', found a program waiting for nothing the journal holds'],
-  ]
-  for (const [edit, message] of cases) {
-    const calls = []
-    const replayed = await runtime.replay({ program, bindings: hostBindings(calls) }, edited(edit))
-    assert.deepStrictEqual(replayed.result.error, { kind: 'exception', message: `the run diverged from its journal ${message}` })
-    assert.deepStrictEqual(calls, [])
-  }
+  await assertDivergences(runtime, program, hostBindings)
 })
 
 test('hostile journals are refused before anything runs or any binding is called', async () => {

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime, { resumption, suspend } from 'dsh-code-runtime-v8/python'
 import { setup as setupV8 } from './helpers.mjs'
+import { assertDivergences, resumeInTurns } from './fixtures/durable-cases.mjs'
 
 let runtime
 let dispose
@@ -88,20 +89,8 @@ test('a Python run suspended at every binding call, resumed one, some or all at 
     const reference = await runtime.runDurable({ program, bindings: hostBindings([]) }, { seed })
     assert.equal(reference.status, 'completed')
     const bindings = hostBindings([], (name, compute) => (args) => (resumption() === undefined ? suspend({ name, args }) : compute(args)))
-    let attempt = await runtime.runDurable({ program, bindings }, { seed })
     const strategy = ['one', 'some', 'all'][index % 3]
-    let attempts = 1
-    while (attempt.status === 'suspended') {
-      assert.ok(attempt.pending.length > 0)
-      for (const { args, payload } of attempt.pending) assert.deepStrictEqual(payload.args, args)
-      const chosen = strategy === 'all' ? attempt.pending : strategy === 'one' ? attempt.pending.slice(0, 1) : attempt.pending.filter((_, i) => i % 2 === 0)
-      const resolutions = Object.fromEntries(chosen.map(({ id }) => [id, 'approved']))
-      const left = attempt.pending.map(({ id }) => id).filter((id) => !(id in resolutions))
-      attempt = await runtime.resume({ program, bindings }, attempt.journal, resolutions, { seed })
-      // Calls left unresolved wait on, under the same ids.
-      for (const id of left) assert.ok(attempt.pending.some((pending) => pending.id === id), `call ${id} no longer pending`)
-      assert.ok(++attempts < 100)
-    }
+    const { attempt, attempts } = await resumeInTurns(runtime, program, bindings, seed, strategy)
     assert.equal(JSON.stringify(attempt.result), JSON.stringify(reference.result), `${strategy}: ${program}`)
     assert.ok(attempts > 1)
   }
@@ -187,27 +176,7 @@ test('randomness draws from the seed: the same seed gives the same values, os.ur
 
 test('a Python replay that meets another behaviour fails naming the event, what it expected and what it found', async () => {
   const program = 'a = await tools.echo(1)\nb = await tools.echo(2)\nreturn [a, b]'
-  const { journal } = await runtime.runDurable({ program, bindings: hostBindings([]) })
-  assert.deepStrictEqual(journal.events.map(({ type, id }) => `${type} ${id}`), ['call 1', 'answer 1', 'call 2', 'answer 2'])
-  const edited = (edit) => {
-    const copy = structuredClone(journal)
-    edit(copy.events)
-    return copy
-  }
-  const argsHash = journal.events[2].argsHash
-  const cases = [
-    [(events) => { events[2].argsHash = 'sha256:0' }, 'at event 2: expected call 2, tools.echo with arguments sha256:0, found call 2, tools.echo with arguments ' + argsHash],
-    [(events) => { events[2].name = 'double' }, 'at event 2: expected call 2, tools.double with arguments ' + argsHash + ', found call 2, tools.echo with arguments ' + argsHash],
-    [(events) => events.splice(3, 1), 'at event 3: expected the end of the journal, found calls waiting for answers the journal does not have'],
-    [(events) => events.push({ t: events[3].t, type: 'timer', id: 1 }), 'at event 4: expected timer 1, found the end of the program'],
-    [(events) => events.splice(1, 2, events[2], events[1]), 'at event 1: expected call 2, tools.echo with arguments ' + argsHash + ', found a program waiting for nothing the journal holds'],
-  ]
-  for (const [edit, message] of cases) {
-    const calls = []
-    const replayed = await runtime.replay({ program, bindings: hostBindings(calls) }, edited(edit))
-    assert.deepStrictEqual(replayed.result.error, { kind: 'exception', message: `the run diverged from its journal ${message}` })
-    assert.deepStrictEqual(calls, [])
-  }
+  await assertDivergences(runtime, program, hostBindings)
 })
 
 test('a journal is replayed only by the runtime that recorded it; signed journals are checked', async () => {

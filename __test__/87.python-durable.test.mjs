@@ -1,5 +1,6 @@
 // Durable runs of Python programs (engine 'monty'): the V8 runtime's API, journal and semantics
 // (75.durable), with the run's clock and randomness the journal's.
+import { createHash } from 'node:crypto'
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Context } from '@deepseek-ai/cordis'
@@ -232,4 +233,32 @@ test('past 1024 calls in flight, a durable Python run records what it sent, and 
   assert.deepStrictEqual(done.result, { logs: [], value: [3000, 4498500, 'yes'] })
   const replayed = await runtime.replay({ program, bindings }, done.journal, options)
   assert.deepStrictEqual(replayed.result, done.result)
+  // Short frames from an answer that comes later: the host has read past the bound before any
+  // answer, and a replay reads them again to reach their answers.
+  const short = 'import asyncio\nr = await asyncio.gather(*[tools.later(0) for _ in range(1500)])\nok = await tools.approve("go")\nreturn [len(r), ok]'
+  const later = [{ global: 'tools', functions: { later: async (n) => { await new Promise((resolve) => setTimeout(resolve, 1)); return n }, approve: bindings[0].functions.approve } }]
+  const waiting = await runtime.runDurable({ program: short, bindings: later }, options)
+  assert.equal(waiting.status, 'suspended')
+  const resumed = await runtime.resume({ program: short, bindings: later }, waiting.journal, { 1501: 'yes' }, options)
+  assert.deepStrictEqual(resumed.result, { logs: [], value: [1500, 'yes'] })
+  assert.deepStrictEqual((await runtime.replay({ program: short, bindings: later }, resumed.journal, options)).result, resumed.result)
+})
+
+test('a durable Python run reads integers past 2^53 as a plain run does', async () => {
+  const request = { program: 'n = await tools.big({})\nreturn [n == 2**60, n % 1000]', bindings: [{ global: 'tools', functions: { big: () => 2 ** 60 } }] }
+  const plain = await runtime.run(request)
+  assert.deepStrictEqual(plain, { logs: [], value: [true, 976] })
+  const recorded = await runtime.runDurable(request)
+  assert.deepStrictEqual(recorded.result, plain)
+  assert.deepStrictEqual((await runtime.replay(request, recorded.journal)).result, plain)
+})
+
+test('a replay whose program sleeps where its journal ends diverges at once, for either sleep', async () => {
+  const { journal } = await runtime.runDurable({ program: 'return 1', bindings: [] })
+  for (const sleep of ['import time\ntime.sleep(100)', 'import asyncio\nawait asyncio.sleep(100)']) {
+    const program = `${sleep}\nreturn 1`
+    const edited = { ...journal, programHash: `sha256:${createHash('sha256').update(program).digest('hex')}` }
+    const replayed = await runtime.replay({ program, bindings: [] }, edited)
+    assert.deepStrictEqual(replayed.result, { logs: [], error: { kind: 'exception', message: 'the run diverged from its journal at event 0: expected the end of the journal, found sleep 1 due' } })
+  }
 })

@@ -11,12 +11,24 @@ const isObject = (value) => value !== null && typeof value === 'object'
 
 /** A scalar's JSON text; a value JSON has no text for is refused rather than dropped. */
 function scalarText(value) {
+  return scalarTextOf(value, false)
+}
+
+/** `scalarText`, with an integer past 2^53 written as the exact digits of its double (Python's reading). */
+function exactScalarText(value) {
+  return scalarTextOf(value, true)
+}
+
+function scalarTextOf(value, exactIntegers) {
   switch (typeof value) {
     case 'undefined':
     case 'function':
     case 'symbol':
     case 'bigint':
       throw new TypeError(`a ${typeof value} is not JSON`)
+    case 'number':
+      if (exactIntegers && Number.isInteger(value) && !Number.isSafeInteger(value)) return BigInt(value).toString()
+      return JSON.stringify(value)
     default:
       return JSON.stringify(value)
   }
@@ -28,7 +40,7 @@ function scalarText(value) {
  * a long string past a budget is never copied); returns true when all of it was written. Throws a
  * TypeError for a value JSON cannot carry (undefined, a function, a symbol, a bigint).
  */
-export function writeCanonical(value, sink, maxUnits = Infinity) {
+export function writeCanonical(value, sink, maxUnits = Infinity, scalar = scalarText) {
   let out = ''
   let units = 0
   const fits = (scalar) => typeof scalar !== 'string' || units + out.length + scalar.length + 2 <= maxUnits
@@ -53,7 +65,7 @@ export function writeCanonical(value, sink, maxUnits = Infinity) {
     return emit('{')
   }
   if (!isObject(value)) {
-    if (!fits(value) || !emit(scalarText(value))) return false
+    if (!fits(value) || !emit(scalar(value))) return false
   } else if (!enter(value)) {
     return false
   }
@@ -77,15 +89,18 @@ export function writeCanonical(value, sink, maxUnits = Infinity) {
       if (!emit(prefix)) return false
       stack.push(frame)
       if (!enter(child)) return false
-    } else if (!fits(child) || !emit(prefix + scalarText(child))) {
+    } else if (!fits(child) || !emit(prefix + scalar(child))) {
       return false
     }
   }
   return out === '' || sink(out) !== false
 }
 
-/** `value`'s canonical JSON `{ text, bytes }` (its UTF-8 bytes), or undefined once it passes `maxBytes` bytes. */
-export function canonicalText(value, maxBytes = Infinity) {
+/**
+ * `value`'s canonical JSON `{ text, bytes }` (its UTF-8 bytes), or undefined once it passes
+ * `maxBytes` bytes. With `exactIntegers`, an integer past 2^53 is written as its exact digits.
+ */
+export function canonicalText(value, maxBytes = Infinity, { exactIntegers = false } = {}) {
   const pieces = []
   let bytes = 0
   // A text's UTF-8 bytes are at least its UTF-16 units: a string too long is refused uncopied.
@@ -94,7 +109,7 @@ export function canonicalText(value, maxBytes = Infinity) {
     if (bytes > maxBytes) return false
     pieces.push(piece)
     return true
-  }, maxBytes)
+  }, maxBytes, exactIntegers ? exactScalarText : scalarText)
   return whole ? { text: pieces.join(''), bytes } : undefined
 }
 

@@ -145,7 +145,7 @@ function frameOf(line) {
     // A durable run's (engine 'monty'): a sleep for the host to end at `due` on the run's
     // clock, and how many lines it has taken when it has nothing left to run.
     case 'sleep':
-      if (!Number.isSafeInteger(raw.id) || typeof raw.due !== 'number' || !(raw.due >= 0)) break
+      if (!Number.isSafeInteger(raw.id) || raw.id <= 0 || typeof raw.due !== 'number' || !(raw.due >= 0)) break
       return { type: 'sleep', id: raw.id, due: raw.due }
     case 'wait':
       if (!Number.isSafeInteger(raw.taken) || raw.taken < 0) break

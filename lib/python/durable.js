@@ -63,6 +63,20 @@ export class MontyDurableAttempt extends DurableJournal {
     return this.now
   }
 
+  /**
+   * Records a live event; false once the attempt stops, past a cap, or for an event the journal
+   * refuses (a process's forged frame may make one), which it never throws into the host.
+   */
+  #journal(event) {
+    try {
+      this.record(event)
+    } catch (error) {
+      this.stop(`the durable journal could not record an event: ${error.message}`)
+      return false
+    }
+    return this.withinCaps()
+  }
+
   #diverge(expected, found) {
     if (!this.finished) this.stop(divergence(this.cursor, expected, found))
   }
@@ -80,14 +94,16 @@ export class MontyDurableAttempt extends DurableJournal {
       }
       this.cursor++
       this.now = Math.max(this.now, expected.t)
-      this.calls.set(id, { global, name, argsText, suspended: false, release })
+      // Room is freed at once: the journal bounds a replay's calls, and the lines the host had
+      // read past the bound live (a chunk's worth) must be read again to reach their answers.
+      release()
+      this.calls.set(id, { global, name, argsText, suspended: false, release: () => {} })
       return this.#replay()
     }
     if (this.replayOnly) return this.#diverge(undefined, describeEvent(made))
     this.calls.set(id, { global, name, argsText, suspended: false, release })
     // The clock stands still while the program runs: a call is made at the time of the latest event.
-    this.record({ ...made, t: this.now })
-    if (this.withinCaps()) this.#invoke(id)
+    if (this.#journal({ ...made, t: this.now })) this.#invoke(id)
   }
 
   /** Calls call `id`'s binding: `resumption` for a call resumed with the caller's resolution. */
@@ -100,7 +116,7 @@ export class MontyDurableAttempt extends DurableJournal {
     if (nameIndex === -1) return this.#answered(id, { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` })
     const outcome = invokeBindingWith(bindings, names, namespaceIndex, nameIndex, () => JSON.parse(argsText), resumption)
     if ('failure' in outcome) this.#answered(id, outcome)
-    else outcome.then((settled) => this.#answered(id, settled))
+    else outcome.then((settled) => this.#answered(id, settled), (error) => this.stop(`a binding's answer could not be journaled: ${error?.message}`))
   }
 
   /** Call `id`'s binding settled as `outcome`: its answer goes to the run, or the call waits. */
@@ -113,11 +129,15 @@ export class MontyDurableAttempt extends DurableJournal {
       call.release()
       const payload = JSON.parse(outcome.value.text)
       this.payloads.set(id, payload)
-      this.record({ type: 'suspended', id, args: JSON.parse(call.argsText), payload, t: this.now })
-      if (this.withinCaps()) this.#settleIfIdle()
+      if (this.#journal({ type: 'suspended', id, args: JSON.parse(call.argsText), payload, t: this.now })) this.#settleIfIdle()
       return
     }
-    const json = losslessJsonText(outcome.value)
+    let json
+    try {
+      json = losslessJsonText(outcome.value)
+    } catch {
+      // Past what a text can hold.
+    }
     if (json === undefined) return this.#deliver(id, { type: 'rejection', message: 'binding resolution must be lossless JSON' })
     this.#deliver(id, { type: 'answer', value: JSON.parse(json) })
   }
@@ -125,16 +145,16 @@ export class MontyDurableAttempt extends DurableJournal {
   /** Records `event` (an answer or a rejection) and sends it to the run. */
   #deliver(id, event) {
     const t = this.#clock()
-    this.record({ ...event, id, t })
-    if (this.withinCaps()) this.#sendAnswer(id, event, t)
+    if (this.#journal({ ...event, id, t })) this.#sendAnswer(id, event, t)
   }
 
   #sendAnswer(id, { type, value, message }, t) {
     const call = this.calls.get(id)
     this.calls.delete(id)
     call.release()
-    // With its keys in canonical order, as a replay gives it from the journal.
-    const rest = type === 'answer' ? `"ok":true,"value":${canonicalText(value).text}` : `"ok":false,"message":${JSON.stringify(message)}`
+    // With its keys in canonical order, as a replay gives it from the journal, and its integers
+    // exact, as a plain run's.
+    const rest = type === 'answer' ? `"ok":true,"value":${canonicalText(value, Infinity, { exactIntegers: true }).text}` : `"ok":false,"message":${JSON.stringify(message)}`
     this.#send(`{"type":"reply","id":${id},"t":${t},${rest}}`)
   }
 
@@ -165,8 +185,7 @@ export class MontyDurableAttempt extends DurableJournal {
     const { due } = sleep
     this.timers.delete(id)
     this.now = Math.max(this.now, due)
-    this.record({ type: 'timer', id, t: this.now })
-    if (this.withinCaps()) this.#send(`{"type":"fire","id":${id},"t":${this.now}}`)
+    if (this.#journal({ type: 'timer', id, t: this.now })) this.#send(`{"type":"fire","id":${id},"t":${this.now}}`)
   }
 
   /** The run has taken `taken` lines and has nothing else to run. */
@@ -193,8 +212,10 @@ export class MontyDurableAttempt extends DurableJournal {
       if (event === undefined) return this.#goLive()
       if (event.type === 'call') return
       if (event.type === 'timer') {
-        // A sleep is the program's to ask for, in its own time.
-        if (!this.timers.has(event.id)) return
+        // A sleep is the program's to ask for, in its own time; it ends when it ended live.
+        const sleep = this.timers.get(event.id)
+        if (sleep === undefined) return
+        if (event.t !== Math.max(this.now, sleep.due)) return this.#diverge(event, `sleep ${event.id}, due at ${Math.max(this.now, sleep.due)}`)
         this.timers.delete(event.id)
         this.cursor++
         this.now = Math.max(this.now, event.t)

@@ -226,6 +226,8 @@ class PythonRun {
   stop(kind, message) {
     if (this.settled || this.stopping) return
     this.stopping = { kind, message }
+    // What comes after a stop is no part of the run: a durable run records none of it.
+    this.durable?.end()
     // Not started yet: nothing to wait for.
     if (this.forked === undefined) return this.finish(this.stopping)
     this.forked.kill(message)

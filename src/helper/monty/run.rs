@@ -389,6 +389,8 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
               // The host's to end: what comes meanwhile waits for the program's next await.
               let timer = inbox.sleep(&world, *delay, None);
               loop {
+                // The program waits: the host may find it waiting for what its journal lacks.
+                send(&format!(r#"{{"type":"wait","taken":{}}}"#, inbox.taken));
                 match inbox.take(channel, &mut world, None) {
                   Some(Settles::Sleep(over)) if over == timer => break,
                   Some(Settles::Call(call_id, result)) => inbox.stash.push((call_id, result)),

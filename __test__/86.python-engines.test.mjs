@@ -84,6 +84,20 @@ const CASES = {
     functions: { echo: (args) => args },
     expected: { logs: [], value: ['slow', 'fast', { v: 1 }] },
   },
+  'asyncio.gather with return_exceptions gives each failure as its result': {
+    program: 'import asyncio\nr = await asyncio.gather(tools.echo({"v": 1}), tools.charge({}), return_exceptions=True)\nreturn [r[0], str(r[1]), r[1].toolName, isinstance(r[1], ToolCallError)]',
+    functions: { echo: (args) => args, charge: () => { throw new Error('declined') } },
+    expected: { logs: [], value: [{ v: 1 }, 'declined', 'charge', true] },
+  },
+  'tasks from create_task and ensure_future give their results when awaited or gathered': {
+    program: 'import asyncio\nasync def job(v):\n    print("job", v)\n    return await tools.echo(v)\nt = asyncio.create_task(job(1))\nu = asyncio.ensure_future(job(2))\nprint("made")\nreturn [await t] + await asyncio.gather(u, asyncio.create_task(job(3)))',
+    functions: { echo: (args) => args },
+    expected: { logs: ['made', 'job 1', 'job 2', 'job 3'], value: [1, 2, 3] },
+  },
+  'round of a float to some digits rounds its exact value': {
+    program: 'return [round(2.675, 2), round(-2.675, 2), round(0.125, 2), round(2.5), round(3.5, 0), round(1234.5678, -2), round(15, -1), str(round(-0.004, 2))]',
+    expected: { logs: [], value: [2.67, -2.67, 0.12, 2, 4.0, 1200.0, 20, '-0.0'] },
+  },
   'an exception reads as CPython prints it, with the program\'s own lines': {
     program: 'def div(a, b):\n    return a / b\n\ndiv(1, 0)',
     expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    div(1, 0)', '  File "<program>", line 2, in div', '    return a / b', '           ~~^~~', 'ZeroDivisionError: division by zero') } },

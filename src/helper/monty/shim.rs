@@ -5,9 +5,15 @@
 //! its name (Monty takes an exception class only from the program's text, and has no class a host
 //! can define). Monty's exceptions take no attributes, so the program's reads of the member name
 //! (`e.toolName`) become calls that look the failure up, found with the parser Monty itself uses.
+//!
+//! Where Monty would give another value than CPython, or lacks a piece of asyncio an agent's
+//! program commonly uses, the prelude stands in: `round` of a float to some digits rounds its exact
+//! value, as CPython's does (Monty's rounds its shortest decimal form: 2.675 would be 2.68);
+//! `asyncio.create_task` and `ensure_future` give the awaitable itself, which starts when it is
+//! awaited or gathered; `asyncio.gather(..., return_exceptions=...)` settles each awaitable first.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Expr, ExprContext};
+use ruff_python_ast::{Expr, ExprAttribute, ExprContext};
 use ruff_text_size::Ranged;
 
 use super::values::quote;
@@ -53,6 +59,33 @@ def __dsh_member(value, member):
         if error is value:
             return name
     return __dsh_getattr(value, member)
+__dsh_round, __dsh_float, __dsh_int, __dsh_format, __dsh_type = round, float, int, format, type
+def round(number, ndigits=None):
+    if __dsh_type(number) is __dsh_float and __dsh_type(ndigits) is __dsh_int and 0 <= ndigits <= 400 and number - number == 0:
+        return __dsh_float(__dsh_format(number, f\".{ndigits}f\"))
+    if ndigits is None:
+        return __dsh_round(number)
+    return __dsh_round(number, ndigits)
+";
+
+/// `asyncio.create_task(awaitable)` and `ensure_future`: the awaitable, started where it is awaited.
+const TASK: &str = "\
+def __dsh_task(awaitable):
+    return awaitable
+";
+
+/// `asyncio.gather` with `return_exceptions`: an exception is the awaitable's result.
+const GATHER: &str = "\
+import asyncio as __dsh_asyncio
+async def __dsh_settled(awaitable):
+    try:
+        return await awaitable
+    except Exception as error:
+        return error
+def __dsh_gather(*awaitables, return_exceptions=False):
+    if return_exceptions:
+        return __dsh_asyncio.gather(*[__dsh_settled(awaitable) for awaitable in awaitables])
+    return __dsh_asyncio.gather(*awaitables)
 ";
 
 /// The prelude for `namespaces`, then `program` with its member reads rewritten, then the
@@ -60,74 +93,130 @@ def __dsh_member(value, member):
 pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   let mut prelude = String::from(COMMON);
   let mut members = Vec::new();
+  for namespace in namespaces {
+    if let Some((_, member)) = &namespace.error_class {
+      members.push(member.as_str());
+    }
+  }
+  members.sort_unstable();
+  members.dedup();
+  let Rewritten { source: program, tasks, gathers } = rewrite(program, &members);
+  if tasks {
+    prelude.push_str(TASK);
+  }
+  if gathers {
+    prelude.push_str(GATHER);
+  }
   for (index, namespace) in namespaces.iter().enumerate() {
     let global = &namespace.global;
     let raw = raw_name(index);
     let names = format!("[{}]", namespace.names.iter().map(|name| quote(name)).collect::<Vec<_>>().join(", "));
-    if let Some((class, member)) = &namespace.error_class {
+    if let Some((class, _)) = &namespace.error_class {
       prelude.push_str(&format!("{class} = __dsh_RuntimeError\n"));
-      members.push(member.as_str());
     }
     prelude.push_str(&format!(
       "class {global}:\n    def __getitem__(self, name):\n        if name not in {names}:\n            raise __dsh_KeyError(name)\n        return __dsh_binding(__dsh_getattr({raw}, name), name)\n{global} = {global}()\nfor __dsh_name in {names}:\n    __dsh_setattr({global}, __dsh_name, __dsh_binding(__dsh_getattr({raw}, __dsh_name), __dsh_name))\n"
     ));
   }
   let prelude_lines = prelude.lines().count() as u32;
-  members.sort_unstable();
-  members.dedup();
-  let program = rewrite_member_reads(program, &members);
   Shimmed { source: format!("{prelude}{program}\nreturn None\n"), prelude_lines }
 }
 
+/// The program as the prelude serves it, and which of the prelude's stand-ins it uses.
+struct Rewritten {
+  source: String,
+  tasks: bool,
+  gathers: bool,
+}
+
+/// Whether `attribute` is `asyncio.<name>` for one of `names`.
+fn is_asyncio(attribute: &ExprAttribute, names: &[&str]) -> bool {
+  matches!(&*attribute.value, Expr::Name(module) if module.id.as_str() == "asyncio") && names.contains(&attribute.attr.id.as_str())
+}
+
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
-/// `__dsh_member(x, "toolName")`; as it is when it does not parse, or nests past what Monty's
-/// parser takes (Monty then refuses it in its own words).
-fn rewrite_member_reads(program: &str, members: &[&str]) -> String {
-  if members.is_empty() || !members.iter().any(|member| program.contains(member)) {
-    return program.to_owned();
+/// `__dsh_member(x, "toolName")`, each `asyncio.create_task` or `ensure_future` made
+/// `__dsh_task`, and each `asyncio.gather` called with `return_exceptions` made `__dsh_gather`; as
+/// it is when it does not parse, or nests past what Monty's parser takes (Monty then refuses it in
+/// its own words).
+fn rewrite(program: &str, members: &[&str]) -> Rewritten {
+  let unchanged = || Rewritten { source: program.to_owned(), tasks: false, gathers: false };
+  if !program.contains("asyncio.") && !members.iter().any(|member| program.contains(member)) {
+    return unchanged();
   }
   if !monty::source_within_nesting_bound(program, 0) {
-    return program.to_owned();
+    return unchanged();
   }
   let Ok(parsed) = ruff_python_parser::parse_module(program) else {
-    return program.to_owned();
+    return unchanged();
   };
-  struct Reads<'m> {
+  #[derive(Default)]
+  struct Found<'m> {
     members: &'m [&'m str],
-    /// (where the read starts, where its value ends, where it ends, the member)
-    found: Vec<(usize, usize, usize, &'m str)>,
+    /// Member reads: (where the read starts, where its value ends, where it ends, the member).
+    reads: Vec<(usize, usize, usize, &'m str)>,
+    /// Spans to replace with a stand-in's name.
+    names: Vec<(usize, usize, &'static str)>,
   }
-  impl<'a> Visitor<'a> for Reads<'_> {
+  impl<'a> Visitor<'a> for Found<'_> {
     fn visit_expr(&mut self, expr: &'a Expr) {
-      if let Expr::Attribute(read) = expr
-        && read.ctx == ExprContext::Load
-        && let Some(member) = self.members.iter().find(|member| read.attr.id.as_str() == **member)
-      {
-        self.found.push((read.start().to_usize(), read.value.end().to_usize(), read.end().to_usize(), member));
+      match expr {
+        Expr::Attribute(read) if read.ctx == ExprContext::Load => {
+          if let Some(member) = self.members.iter().find(|member| read.attr.id.as_str() == **member) {
+            self.reads.push((read.start().to_usize(), read.value.end().to_usize(), read.end().to_usize(), member));
+          } else if is_asyncio(read, &["create_task", "ensure_future"]) {
+            self.names.push((read.start().to_usize(), read.end().to_usize(), "__dsh_task"));
+          }
+        }
+        Expr::Call(call)
+          if matches!(&*call.func, Expr::Attribute(callee) if is_asyncio(callee, &["gather"]))
+            && call.arguments.keywords.iter().any(|keyword| keyword.arg.as_ref().is_some_and(|arg| arg.as_str() == "return_exceptions")) =>
+        {
+          self.names.push((call.func.start().to_usize(), call.func.end().to_usize(), "__dsh_gather"));
+        }
+        _ => {}
       }
       walk_expr(self, expr);
     }
   }
-  let mut reads = Reads { members, found: Vec::new() };
-  reads.visit_body(&parsed.syntax().body);
+  let mut found = Found { members, ..Found::default() };
+  found.visit_body(&parsed.syntax().body);
   // Edits from the end, so that each one's offsets still hold; an inner read starts where its
-  // outer one does, and is found after it.
+  // outer one does, and is found after it. A stand-in's span holds no other edit.
   let mut edits: Vec<(usize, usize, String)> = Vec::new();
-  for (start, value_end, end, member) in reads.found {
+  for (start, value_end, end, member) in found.reads {
     edits.push((value_end, end, format!(", {})", quote(member))));
     edits.push((start, start, "__dsh_member(".to_owned()));
   }
+  let tasks = found.names.iter().any(|(_, _, name)| *name == "__dsh_task");
+  let gathers = found.names.iter().any(|(_, _, name)| *name == "__dsh_gather");
+  // The callee of a gather is also an attribute read of `asyncio`, never a task's.
+  edits.extend(found.names.into_iter().map(|(start, end, name)| (start, end, name.to_owned())));
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
   for (from, to, text) in edits {
     source.replace_range(from..to, &text);
   }
-  source
+  Rewritten { source, tasks, gathers }
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  fn rewrite_member_reads(program: &str, members: &[&str]) -> String {
+    rewrite(program, members).source
+  }
+
+  #[test]
+  fn asyncio_tasks_and_gathers_of_settled_results_become_the_preludes_stand_ins() {
+    let rewritten = rewrite("t = asyncio.create_task(f())\nu = asyncio.ensure_future(g())\nr = await asyncio.gather(t, u, return_exceptions=True)\nasyncio.gather(t)", &[]);
+    assert_eq!(rewritten.source, "t = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)");
+    assert!(rewritten.tasks && rewritten.gathers);
+    let untouched = rewrite("aio.create_task(f())\nasyncio.sleep(1)", &[]);
+    assert_eq!(untouched.source, "aio.create_task(f())\nasyncio.sleep(1)");
+    assert!(!untouched.tasks && !untouched.gathers);
+  }
 
   #[test]
   fn member_reads_become_lookups_and_nothing_else_changes() {

@@ -94,6 +94,10 @@ const CASES = {
     functions: { echo: (args) => args },
     expected: { logs: ['made', 'job 1', 'job 2', 'job 3'], value: [1, 2, 3] },
   },
+  'statistics, with CPython\'s exact sums and correctly rounded roots': {
+    program: 'import statistics\nfrom statistics import median as m, StatisticsError\ntry:\n    statistics.mean([])\nexcept StatisticsError as e:\n    empty = str(e)\nreturn [statistics.mean([1, 2, 3]), statistics.mean([0.1, 0.2, 0.3]), m(x for x in [3, 1, 2, 4]), statistics.stdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]), statistics.pvariance([1, 2, 4]), statistics.mode("aab"), statistics.multimode("aabbc"), statistics.fmean([1, 2], weights=[3, 1]), empty]',
+    expected: { logs: [], value: [2, 0.2, 2.5, 1.0810874155219827, 1.5555555555555556, 'a', ['a', 'b'], 1.25, 'mean requires at least one data point'] },
+  },
   'round of a float to some digits rounds its exact value': {
     program: 'return [round(2.675, 2), round(-2.675, 2), round(0.125, 2), round(2.5), round(3.5, 0), round(1234.5678, -2), round(15, -1), str(round(-0.004, 2))]',
     expected: { logs: [], value: [2.67, -2.67, 0.12, 2, 4.0, 1200.0, 20, '-0.0'] },

@@ -11,9 +11,11 @@
 //! value, as CPython's does (Monty's rounds its shortest decimal form: 2.675 would be 2.68);
 //! `asyncio.create_task` and `ensure_future` give the awaitable itself, which starts when it is
 //! awaited or gathered; `asyncio.gather(..., return_exceptions=...)` settles each awaitable first.
+//! Modules Monty lacks that the runtime provides, in Python Monty runs (`modules/`), are included
+//! when the program imports them, and its imports of them become assignments.
 
-use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Expr, ExprAttribute, ExprContext};
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, ExprAttribute, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
 use super::values::quote;
@@ -68,6 +70,26 @@ def round(number, ndigits=None):
     return __dsh_round(number, ndigits)
 ";
 
+/// The modules the runtime provides: each a `module` object, `__dsh_<name>`, whose attributes its
+/// source assigns as `__dsh_<name>.<attribute> = ...` at the start of a line.
+const MODULES: [(&str, &str); 1] = [("statistics", include_str!("modules/statistics.py"))];
+
+/// What the modules' sources share: what makes their objects, of a class named as CPython names a
+/// module's (made in a function, so that the program has no such name).
+const MODULE_CLASS: &str = "\
+def __dsh_module():
+    class module:
+        pass
+    return module()
+__dsh_list, __dsh_ImportError = list, ImportError
+";
+
+/// The attributes `source` gives module `name`.
+fn module_attributes<'s>(name: &str, source: &'s str) -> impl Iterator<Item = &'s str> {
+  let prefix = format!("__dsh_{name}.");
+  source.lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
+}
+
 /// `asyncio.create_task(awaitable)` and `ensure_future`: the awaitable, started where it is awaited.
 const TASK: &str = "\
 def __dsh_task(awaitable):
@@ -100,7 +122,15 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   }
   members.sort_unstable();
   members.dedup();
-  let Rewritten { source: program, tasks, gathers } = rewrite(program, &members);
+  let Rewritten { source: program, tasks, gathers, modules } = rewrite(program, &members);
+  if !modules.is_empty() {
+    prelude.push_str(MODULE_CLASS);
+  }
+  for (name, source) in MODULES {
+    if modules.contains(&name) {
+      prelude.push_str(source);
+    }
+  }
   if tasks {
     prelude.push_str(TASK);
   }
@@ -127,6 +157,56 @@ struct Rewritten {
   source: String,
   tasks: bool,
   gathers: bool,
+  /// The provided modules it imports.
+  modules: Vec<&'static str>,
+}
+
+/// The provided module named `name`, and its source.
+fn provided(name: &str) -> Option<(&'static str, &'static str)> {
+  MODULES.into_iter().find(|(provided, _)| *provided == name)
+}
+
+/// What an import of provided modules becomes: assignments of their objects (and of their
+/// attributes, for `from`), with the statement's other modules imported as they were; `None` for
+/// an import of no provided module.
+fn import_replacement(stmt: &Stmt, used: &mut Vec<&'static str>) -> Option<String> {
+  let mut pieces = Vec::new();
+  match stmt {
+    Stmt::Import(import) => {
+      if !import.names.iter().any(|alias| provided(alias.name.as_str()).is_some()) {
+        return None;
+      }
+      for alias in &import.names {
+        let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+        match provided(alias.name.as_str()) {
+          Some((name, _)) => {
+            used.push(name);
+            pieces.push(format!("{bound} = __dsh_{name}"));
+          }
+          None => pieces.push(match &alias.asname {
+            Some(asname) => format!("import {} as {asname}", alias.name.as_str()),
+            None => format!("import {}", alias.name.as_str()),
+          }),
+        }
+      }
+    }
+    Stmt::ImportFrom(from) if from.level == 0 => {
+      let (name, source) = provided(from.module.as_ref()?.as_str())?;
+      used.push(name);
+      for alias in &from.names {
+        let attribute = alias.name.as_str();
+        let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+        if module_attributes(name, source).any(|known| known == attribute) {
+          pieces.push(format!("{bound} = __dsh_{name}.{attribute}"));
+        } else {
+          // As CPython words it; `*` too, which a provided module does not take.
+          pieces.push(format!("raise __dsh_ImportError(\"cannot import name '{attribute}' from '{name}' (unknown location)\")"));
+        }
+      }
+    }
+    _ => return None,
+  }
+  Some(pieces.join("; "))
 }
 
 /// Whether `attribute` is `asyncio.<name>` for one of `names`.
@@ -140,8 +220,11 @@ fn is_asyncio(attribute: &ExprAttribute, names: &[&str]) -> bool {
 /// it is when it does not parse, or nests past what Monty's parser takes (Monty then refuses it in
 /// its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
-  let unchanged = || Rewritten { source: program.to_owned(), tasks: false, gathers: false };
-  if !program.contains("asyncio.") && !members.iter().any(|member| program.contains(member)) {
+  let unchanged = || Rewritten { source: program.to_owned(), tasks: false, gathers: false, modules: Vec::new() };
+  if !program.contains("asyncio.")
+    && !members.iter().any(|member| program.contains(member))
+    && !MODULES.iter().any(|(name, _)| program.contains(name))
+  {
     return unchanged();
   }
   if !monty::source_within_nesting_bound(program, 0) {
@@ -157,8 +240,18 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     reads: Vec<(usize, usize, usize, &'m str)>,
     /// Spans to replace with a stand-in's name.
     names: Vec<(usize, usize, &'static str)>,
+    /// Imports of provided modules: their spans, and what each becomes.
+    imports: Vec<(usize, usize, String)>,
+    modules: Vec<&'static str>,
   }
   impl<'a> Visitor<'a> for Found<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+      if let Some(replacement) = import_replacement(stmt, &mut self.modules) {
+        self.imports.push((stmt.start().to_usize(), stmt.end().to_usize(), replacement));
+      }
+      walk_stmt(self, stmt);
+    }
+
     fn visit_expr(&mut self, expr: &'a Expr) {
       match expr {
         Expr::Attribute(read) if read.ctx == ExprContext::Load => {
@@ -192,12 +285,20 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   let gathers = found.names.iter().any(|(_, _, name)| *name == "__dsh_gather");
   // The callee of a gather is also an attribute read of `asyncio`, never a task's.
   edits.extend(found.names.into_iter().map(|(start, end, name)| (start, end, name.to_owned())));
+  // An import holds no other edit; it keeps its lines, so that the program's line numbers hold.
+  for (start, end, replacement) in found.imports {
+    let lines = program[start..end].matches('\n').count();
+    edits.push((start, end, format!("{replacement}{}", "\n".repeat(lines))));
+  }
+  let mut modules = found.modules;
+  modules.sort_unstable();
+  modules.dedup();
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
   for (from, to, text) in edits {
     source.replace_range(from..to, &text);
   }
-  Rewritten { source, tasks, gathers }
+  Rewritten { source, tasks, gathers, modules }
 }
 
 #[cfg(test)]
@@ -216,6 +317,21 @@ mod tests {
     let untouched = rewrite("aio.create_task(f())\nasyncio.sleep(1)", &[]);
     assert_eq!(untouched.source, "aio.create_task(f())\nasyncio.sleep(1)");
     assert!(!untouched.tasks && !untouched.gathers);
+  }
+
+  #[test]
+  fn imports_of_provided_modules_become_assignments_and_keep_their_lines() {
+    let rewritten = rewrite(
+      "import json, statistics as st\nfrom statistics import (mean,\n  median as m, nope)\nimport math\ndef f():\n    import statistics\n",
+      &[],
+    );
+    assert_eq!(
+      rewritten.source,
+      "import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\")\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n"
+    );
+    assert_eq!(rewritten.modules, ["statistics"]);
+    let attributes: Vec<&str> = module_attributes("statistics", MODULES[0].1).collect();
+    assert!(attributes.contains(&"mean") && attributes.contains(&"pstdev") && attributes.contains(&"StatisticsError"));
   }
 
   #[test]

@@ -94,6 +94,15 @@ const CASES = {
     functions: { echo: (args) => args },
     expected: { logs: ['made', 'job 1', 'job 2', 'job 3'], value: [1, 2, 3] },
   },
+  'asyncio.as_completed gives results in the order they complete': {
+    program: 'import asyncio\nfrom asyncio import as_completed\nasync def late(v, s):\n    await asyncio.sleep(s)\n    return v\nout = []\nfor next_done in as_completed([late("slow", 0.2), late("fast", 0.05), tools.echo("now")]):\n    out.append(await next_done)\nreturn out',
+    functions: { echo: (args) => args },
+    expected: { logs: [], value: ['now', 'fast', 'slow'] },
+  },
+  'dataclasses.asdict, astuple and fields, nested values included': {
+    program: 'import dataclasses\nfrom dataclasses import dataclass, field, asdict\n@dataclass\nclass Item:\n    sku: str\n    qty: int = 1\n@dataclass\nclass Order:\n    id: str\n    items: list = field(default_factory=list)\no = Order("A-1", [Item("x"), Item("y", 2)])\nreturn [asdict(o), dataclasses.astuple(o), [f.name for f in dataclasses.fields(o)]]',
+    expected: { logs: [], value: [{ id: 'A-1', items: [{ sku: 'x', qty: 1 }, { sku: 'y', qty: 2 }] }, ['A-1', [['x', 1], ['y', 2]]], ['id', 'items']] },
+  },
   'statistics, with CPython\'s exact sums and correctly rounded roots': {
     program: 'import statistics\nfrom statistics import median as m, StatisticsError\ntry:\n    statistics.mean([])\nexcept StatisticsError as e:\n    empty = str(e)\nreturn [statistics.mean([1, 2, 3]), statistics.mean([0.1, 0.2, 0.3]), m(x for x in [3, 1, 2, 4]), statistics.stdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]), statistics.pvariance([1, 2, 4]), statistics.mode("aab"), statistics.multimode("aabbc"), statistics.fmean([1, 2], weights=[3, 1]), empty]',
     expected: { logs: [], value: [2, 0.2, 2.5, 1.0810874155219827, 1.5555555555555556, 'a', ['a', 'b'], 1.25, 'mean requires at least one data point'] },

@@ -6,13 +6,13 @@
 //! can define). Monty's exceptions take no attributes, so the program's reads of the member name
 //! (`e.toolName`) become calls that look the failure up, found with the parser Monty itself uses.
 //!
-//! Where Monty would give another value than CPython, or lacks a piece of asyncio an agent's
-//! program commonly uses, the prelude stands in: `round` of a float to some digits rounds its exact
-//! value, as CPython's does (Monty's rounds its shortest decimal form: 2.675 would be 2.68);
-//! `asyncio.create_task` and `ensure_future` give the awaitable itself, which starts when it is
-//! awaited or gathered; `asyncio.gather(..., return_exceptions=...)` settles each awaitable first.
-//! Modules Monty lacks that the runtime provides, in Python Monty runs (`modules/`), are included
-//! when the program imports them, and its imports of them become assignments.
+//! Where Monty would give another value than CPython, or lacks a piece of the standard library an
+//! agent's program commonly uses, the prelude stands in, in Python Monty runs (`stand_ins/`):
+//! `round` of a float to some digits rounds its exact value, as CPython's does (Monty's rounds its
+//! shortest decimal form: 2.675 would be 2.68); names a module of Monty's lacks
+//! (`asyncio.create_task`, `dataclasses.asdict`, ...) and modules it lacks (`statistics`) are
+//! included when the program uses them, and its reads and imports of them are rewritten to the
+//! stand-ins.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, ExprAttribute, ExprContext, Stmt};
@@ -41,8 +41,8 @@ pub struct Shimmed {
 
 // The built-ins it uses are taken first: a namespace may be named as one of them.
 const COMMON: &str = "\
-__dsh_getattr, __dsh_setattr, __dsh_len = getattr, setattr, len
-__dsh_KeyError, __dsh_RuntimeError, __dsh_TypeError = KeyError, RuntimeError, TypeError
+__dsh_getattr, __dsh_setattr, __dsh_len, __dsh_list, __dsh_zip = getattr, setattr, len, list, zip
+__dsh_KeyError, __dsh_RuntimeError, __dsh_TypeError, __dsh_ImportError = KeyError, RuntimeError, TypeError, ImportError
 __dsh_failures = []
 def __dsh_binding(function, name):
     async def call(*args):
@@ -70,47 +70,64 @@ def round(number, ndigits=None):
     return __dsh_round(number, ndigits)
 ";
 
-/// The modules the runtime provides: each a `module` object, `__dsh_<name>`, whose attributes its
-/// source assigns as `__dsh_<name>.<attribute> = ...` at the start of a line.
-const MODULES: [(&str, &str); 1] = [("statistics", include_str!("modules/statistics.py"))];
+/// The prelude's pieces a program may need, each included once, after the pieces it uses.
+const PIECES: [(Piece, &str); 7] = [
+  (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
+  (Piece::Task, include_str!("stand_ins/task.py")),
+  (Piece::Gather, include_str!("stand_ins/gather.py")),
+  (Piece::AsCompleted, include_str!("stand_ins/as_completed.py")),
+  (Piece::Dataclasses, include_str!("stand_ins/dataclasses.py")),
+  (Piece::Module, include_str!("stand_ins/module.py")),
+  (Piece::Statistics, include_str!("stand_ins/statistics.py")),
+];
 
-/// What the modules' sources share: what makes their objects, of a class named as CPython names a
-/// module's (made in a function, so that the program has no such name).
-const MODULE_CLASS: &str = "\
-def __dsh_module():
-    class module:
-        pass
-    return module()
-__dsh_list, __dsh_ImportError = list, ImportError
-";
-
-/// The attributes `source` gives module `name`.
-fn module_attributes<'s>(name: &str, source: &'s str) -> impl Iterator<Item = &'s str> {
-  let prefix = format!("__dsh_{name}.");
-  source.lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Piece {
+  Asyncio,
+  Task,
+  Gather,
+  AsCompleted,
+  Dataclasses,
+  Module,
+  Statistics,
 }
 
-/// `asyncio.create_task(awaitable)` and `ensure_future`: the awaitable, started where it is awaited.
-const TASK: &str = "\
-def __dsh_task(awaitable):
-    return awaitable
-";
+impl Piece {
+  /// The pieces this one uses.
+  fn uses(self) -> &'static [Piece] {
+    match self {
+      Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
+      Piece::Statistics => &[Piece::Module],
+      _ => &[],
+    }
+  }
+}
 
-/// `asyncio.gather` with `return_exceptions`: an exception is the awaitable's result.
-const GATHER: &str = "\
-import asyncio as __dsh_asyncio
-async def __dsh_settled(awaitable):
-    try:
-        return await awaitable
-    except Exception as error:
-        return error
-def __dsh_gather(*awaitables, return_exceptions=False):
-    if return_exceptions:
-        return __dsh_asyncio.gather(*[__dsh_settled(awaitable) for awaitable in awaitables])
-    return __dsh_asyncio.gather(*awaitables)
-";
+/// Names a module of Monty's lacks: the module, the name, and the stand-in's name and piece.
+const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
+  ("asyncio", "create_task", "__dsh_task", Piece::Task),
+  ("asyncio", "ensure_future", "__dsh_task", Piece::Task),
+  ("asyncio", "as_completed", "__dsh_as_completed", Piece::AsCompleted),
+  ("dataclasses", "asdict", "__dsh_asdict", Piece::Dataclasses),
+  ("dataclasses", "astuple", "__dsh_astuple", Piece::Dataclasses),
+  ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),
+];
 
-/// The prelude for `namespaces`, then `program` with its member reads rewritten, then the
+/// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
+/// as `__dsh_<name>.<attribute> = ...` at the start of a line.
+const MODULES: [(&str, Piece); 1] = [("statistics", Piece::Statistics)];
+
+fn source_of(piece: Piece) -> &'static str {
+  PIECES.iter().find(|(each, _)| *each == piece).map_or("", |(_, source)| source)
+}
+
+/// The attributes the piece of module `name` gives it.
+fn module_attributes(name: &str, piece: Piece) -> impl Iterator<Item = &'static str> {
+  let prefix = format!("__dsh_{name}.");
+  source_of(piece).lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
+}
+
+/// The prelude for `namespaces`, then `program` rewritten to the stand-ins it uses, then the
 /// `return None` a function body ends with (Monty's module would give its last expression's value).
 pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   let mut prelude = String::from(COMMON);
@@ -122,20 +139,13 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   }
   members.sort_unstable();
   members.dedup();
-  let Rewritten { source: program, tasks, gathers, modules } = rewrite(program, &members);
-  if !modules.is_empty() {
-    prelude.push_str(MODULE_CLASS);
-  }
-  for (name, source) in MODULES {
-    if modules.contains(&name) {
+  let Rewritten { source: program, mut pieces } = rewrite(program, &members);
+  let used: Vec<Piece> = pieces.iter().flat_map(|piece| piece.uses().iter().copied()).collect();
+  pieces.extend(used);
+  for (piece, source) in PIECES {
+    if pieces.contains(&piece) {
       prelude.push_str(source);
     }
-  }
-  if tasks {
-    prelude.push_str(TASK);
-  }
-  if gathers {
-    prelude.push_str(GATHER);
   }
   for (index, namespace) in namespaces.iter().enumerate() {
     let global = &namespace.global;
@@ -152,38 +162,50 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   Shimmed { source: format!("{prelude}{program}\nreturn None\n"), prelude_lines }
 }
 
-/// The program as the prelude serves it, and which of the prelude's stand-ins it uses.
+/// The program as the prelude serves it, and the pieces of the prelude it uses.
 struct Rewritten {
   source: String,
-  tasks: bool,
-  gathers: bool,
-  /// The provided modules it imports.
-  modules: Vec<&'static str>,
+  pieces: std::collections::BTreeSet<Piece>,
 }
 
-/// The provided module named `name`, and its source.
-fn provided(name: &str) -> Option<(&'static str, &'static str)> {
-  MODULES.into_iter().find(|(provided, _)| *provided == name)
+/// The program's names for the modules of `EXTENSIONS`: each import of one binds a name to it.
+fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
+  #[derive(Default)]
+  struct Imports(Vec<(String, &'static str)>);
+  impl<'a> Visitor<'a> for Imports {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+      if let Stmt::Import(import) = stmt {
+        for alias in &import.names {
+          if let Some((module, ..)) = EXTENSIONS.iter().find(|(module, ..)| *module == alias.name.as_str()) {
+            self.0.push((alias.asname.as_ref().unwrap_or(&alias.name).to_string(), module));
+          }
+        }
+      }
+      walk_stmt(self, stmt);
+    }
+  }
+  let mut imports = Imports::default();
+  imports.visit_body(body);
+  imports.0
 }
 
-/// What an import of provided modules becomes: assignments of their objects (and of their
-/// attributes, for `from`), with the statement's other modules imported as they were; `None` for
-/// an import of no provided module.
-fn import_replacement(stmt: &Stmt, used: &mut Vec<&'static str>) -> Option<String> {
-  let mut pieces = Vec::new();
+/// What an import becomes when it names a module the runtime provides or a name a stand-in gives:
+/// assignments of their objects, with the statement's other names imported as they were; `None`
+/// for an import of neither.
+fn import_replacement(stmt: &Stmt, pieces: &mut std::collections::BTreeSet<Piece>) -> Option<String> {
+  let mut replaced = false;
+  let mut pieces_of_statement = Vec::new();
   match stmt {
     Stmt::Import(import) => {
-      if !import.names.iter().any(|alias| provided(alias.name.as_str()).is_some()) {
-        return None;
-      }
       for alias in &import.names {
         let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
-        match provided(alias.name.as_str()) {
-          Some((name, _)) => {
-            used.push(name);
-            pieces.push(format!("{bound} = __dsh_{name}"));
+        match MODULES.iter().find(|(name, _)| *name == alias.name.as_str()) {
+          Some((name, piece)) => {
+            replaced = true;
+            pieces.insert(*piece);
+            pieces_of_statement.push(format!("{bound} = __dsh_{name}"));
           }
-          None => pieces.push(match &alias.asname {
+          None => pieces_of_statement.push(match &alias.asname {
             Some(asname) => format!("import {} as {asname}", alias.name.as_str()),
             None => format!("import {}", alias.name.as_str()),
           }),
@@ -191,39 +213,57 @@ fn import_replacement(stmt: &Stmt, used: &mut Vec<&'static str>) -> Option<Strin
       }
     }
     Stmt::ImportFrom(from) if from.level == 0 => {
-      let (name, source) = provided(from.module.as_ref()?.as_str())?;
-      used.push(name);
-      for alias in &from.names {
-        let attribute = alias.name.as_str();
-        let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
-        if module_attributes(name, source).any(|known| known == attribute) {
-          pieces.push(format!("{bound} = __dsh_{name}.{attribute}"));
-        } else {
-          // As CPython words it; `*` too, which a provided module does not take.
-          pieces.push(format!("raise __dsh_ImportError(\"cannot import name '{attribute}' from '{name}' (unknown location)\")"));
+      let module = from.module.as_ref()?.as_str();
+      if let Some((name, piece)) = MODULES.iter().find(|(name, _)| *name == module) {
+        replaced = true;
+        pieces.insert(*piece);
+        for alias in &from.names {
+          let attribute = alias.name.as_str();
+          let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+          pieces_of_statement.push(if module_attributes(name, *piece).any(|known| known == attribute) {
+            format!("{bound} = __dsh_{name}.{attribute}")
+          } else {
+            // As CPython words it; `*` too, which a provided module does not take.
+            format!("raise __dsh_ImportError(\"cannot import name '{attribute}' from '{name}' (unknown location)\")")
+          });
+        }
+      } else {
+        let mut kept = Vec::new();
+        for alias in &from.names {
+          let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+          match EXTENSIONS.iter().find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
+            Some((_, _, stand_in, piece)) => {
+              replaced = true;
+              pieces.insert(*piece);
+              pieces_of_statement.push(format!("{bound} = {stand_in}"));
+            }
+            None => kept.push(match &alias.asname {
+              Some(asname) => format!("{} as {asname}", alias.name.as_str()),
+              None => alias.name.to_string(),
+            }),
+          }
+        }
+        if !kept.is_empty() {
+          pieces_of_statement.insert(0, format!("from {module} import {}", kept.join(", ")));
         }
       }
     }
-    _ => return None,
+    _ => {}
   }
-  Some(pieces.join("; "))
-}
-
-/// Whether `attribute` is `asyncio.<name>` for one of `names`.
-fn is_asyncio(attribute: &ExprAttribute, names: &[&str]) -> bool {
-  matches!(&*attribute.value, Expr::Name(module) if module.id.as_str() == "asyncio") && names.contains(&attribute.attr.id.as_str())
+  replaced.then(|| pieces_of_statement.join("; "))
 }
 
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
-/// `__dsh_member(x, "toolName")`, each `asyncio.create_task` or `ensure_future` made
-/// `__dsh_task`, and each `asyncio.gather` called with `return_exceptions` made `__dsh_gather`; as
-/// it is when it does not parse, or nests past what Monty's parser takes (Monty then refuses it in
-/// its own words).
+/// `__dsh_member(x, "toolName")`, each read of a name `EXTENSIONS` stands in for made the stand-in,
+/// each `asyncio.gather` called with `return_exceptions` made `__dsh_gather`, and each import of a
+/// provided module or stand-in made assignments; as it is when it does not parse, or nests past
+/// what Monty's parser takes (Monty then refuses it in its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
-  let unchanged = || Rewritten { source: program.to_owned(), tasks: false, gathers: false, modules: Vec::new() };
-  if !program.contains("asyncio.")
-    && !members.iter().any(|member| program.contains(member))
-    && !MODULES.iter().any(|(name, _)| program.contains(name))
+  let unchanged = || Rewritten { source: program.to_owned(), pieces: Default::default() };
+  let mentioned = |name: &str| program.contains(name);
+  if !members.iter().any(|member| mentioned(member))
+    && !EXTENSIONS.iter().any(|(module, ..)| mentioned(module))
+    && !MODULES.iter().any(|(name, _)| mentioned(name))
   {
     return unchanged();
   }
@@ -233,23 +273,33 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   let Ok(parsed) = ruff_python_parser::parse_module(program) else {
     return unchanged();
   };
-  #[derive(Default)]
   struct Found<'m> {
     members: &'m [&'m str],
+    modules: Vec<(String, &'static str)>,
     /// Member reads: (where the read starts, where its value ends, where it ends, the member).
     reads: Vec<(usize, usize, usize, &'m str)>,
-    /// Spans to replace with a stand-in's name.
-    names: Vec<(usize, usize, &'static str)>,
-    /// Imports of provided modules: their spans, and what each becomes.
-    imports: Vec<(usize, usize, String)>,
-    modules: Vec<&'static str>,
+    /// Spans to replace, and what replaces them.
+    replaced: Vec<(usize, usize, String)>,
+    pieces: std::collections::BTreeSet<Piece>,
+  }
+  impl Found<'_> {
+    /// The stand-in for `read`, when it reads a name a module of `EXTENSIONS` lacks.
+    fn extension(&self, read: &ExprAttribute) -> Option<(&'static str, Piece)> {
+      let Expr::Name(module) = &*read.value else { return None };
+      let module = self.modules.iter().find(|(bound, _)| bound == module.id.as_str())?.1;
+      EXTENSIONS
+        .iter()
+        .find(|(of, name, ..)| *of == module && *name == read.attr.id.as_str())
+        .map(|(_, _, stand_in, piece)| (*stand_in, *piece))
+    }
   }
   impl<'a> Visitor<'a> for Found<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
-      if let Some(replacement) = import_replacement(stmt, &mut self.modules) {
-        self.imports.push((stmt.start().to_usize(), stmt.end().to_usize(), replacement));
+      match import_replacement(stmt, &mut self.pieces) {
+        // An import holds no other edit.
+        Some(replacement) => self.replaced.push((stmt.start().to_usize(), stmt.end().to_usize(), replacement)),
+        None => walk_stmt(self, stmt),
       }
-      walk_stmt(self, stmt);
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
@@ -257,48 +307,52 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
         Expr::Attribute(read) if read.ctx == ExprContext::Load => {
           if let Some(member) = self.members.iter().find(|member| read.attr.id.as_str() == **member) {
             self.reads.push((read.start().to_usize(), read.value.end().to_usize(), read.end().to_usize(), member));
-          } else if is_asyncio(read, &["create_task", "ensure_future"]) {
-            self.names.push((read.start().to_usize(), read.end().to_usize(), "__dsh_task"));
+          } else if let Some((stand_in, piece)) = self.extension(read) {
+            self.pieces.insert(piece);
+            self.replaced.push((read.start().to_usize(), read.end().to_usize(), stand_in.to_owned()));
           }
         }
         Expr::Call(call)
-          if matches!(&*call.func, Expr::Attribute(callee) if is_asyncio(callee, &["gather"]))
+          if matches!(&*call.func, Expr::Attribute(callee) if matches!(&*callee.value, Expr::Name(module) if self.modules.iter().any(|(bound, of)| bound == module.id.as_str() && *of == "asyncio")) && callee.attr.id.as_str() == "gather")
             && call.arguments.keywords.iter().any(|keyword| keyword.arg.as_ref().is_some_and(|arg| arg.as_str() == "return_exceptions")) =>
         {
-          self.names.push((call.func.start().to_usize(), call.func.end().to_usize(), "__dsh_gather"));
+          self.pieces.insert(Piece::Gather);
+          self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), "__dsh_gather".to_owned()));
+          // The callee is a read of `asyncio`, and its arguments are the program's.
+          for argument in &call.arguments.args {
+            self.visit_expr(argument);
+          }
+          for keyword in &call.arguments.keywords {
+            self.visit_expr(&keyword.value);
+          }
+          return;
         }
         _ => {}
       }
       walk_expr(self, expr);
     }
   }
-  let mut found = Found { members, ..Found::default() };
-  found.visit_body(&parsed.syntax().body);
+  let body = &parsed.syntax().body;
+  let mut found = Found { members, modules: module_names(body), reads: Vec::new(), replaced: Vec::new(), pieces: Default::default() };
+  found.visit_body(body);
   // Edits from the end, so that each one's offsets still hold; an inner read starts where its
-  // outer one does, and is found after it. A stand-in's span holds no other edit.
+  // outer one does, and is found after it. A replaced span holds no other edit.
   let mut edits: Vec<(usize, usize, String)> = Vec::new();
   for (start, value_end, end, member) in found.reads {
     edits.push((value_end, end, format!(", {})", quote(member))));
     edits.push((start, start, "__dsh_member(".to_owned()));
   }
-  let tasks = found.names.iter().any(|(_, _, name)| *name == "__dsh_task");
-  let gathers = found.names.iter().any(|(_, _, name)| *name == "__dsh_gather");
-  // The callee of a gather is also an attribute read of `asyncio`, never a task's.
-  edits.extend(found.names.into_iter().map(|(start, end, name)| (start, end, name.to_owned())));
-  // An import holds no other edit; it keeps its lines, so that the program's line numbers hold.
-  for (start, end, replacement) in found.imports {
+  for (start, end, replacement) in found.replaced {
+    // A replaced statement keeps its lines, so that the program's line numbers hold.
     let lines = program[start..end].matches('\n').count();
     edits.push((start, end, format!("{replacement}{}", "\n".repeat(lines))));
   }
-  let mut modules = found.modules;
-  modules.sort_unstable();
-  modules.dedup();
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
   for (from, to, text) in edits {
     source.replace_range(from..to, &text);
   }
-  Rewritten { source, tasks, gathers, modules }
+  Rewritten { source, pieces: found.pieces }
 }
 
 #[cfg(test)]
@@ -310,13 +364,20 @@ mod tests {
   }
 
   #[test]
-  fn asyncio_tasks_and_gathers_of_settled_results_become_the_preludes_stand_ins() {
-    let rewritten = rewrite("t = asyncio.create_task(f())\nu = asyncio.ensure_future(g())\nr = await asyncio.gather(t, u, return_exceptions=True)\nasyncio.gather(t)", &[]);
-    assert_eq!(rewritten.source, "t = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)");
-    assert!(rewritten.tasks && rewritten.gathers);
-    let untouched = rewrite("aio.create_task(f())\nasyncio.sleep(1)", &[]);
-    assert_eq!(untouched.source, "aio.create_task(f())\nasyncio.sleep(1)");
-    assert!(!untouched.tasks && !untouched.gathers);
+  fn names_monty_lacks_become_the_preludes_stand_ins() {
+    let rewritten = rewrite(
+      "import asyncio, dataclasses as dc\nfrom dataclasses import dataclass, asdict as ad\nt = asyncio.create_task(f())\nu = asyncio.ensure_future(g())\nr = await asyncio.gather(t, u, return_exceptions=True)\nasyncio.gather(t)\nfor x in asyncio.as_completed([t]):\n    dc.fields(x)",
+      &[],
+    );
+    assert_eq!(
+      rewritten.source,
+      "import asyncio, dataclasses as dc\nfrom dataclasses import dataclass; ad = __dsh_asdict\nt = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)\nfor x in __dsh_as_completed([t]):\n    __dsh_fields(x)"
+    );
+    assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Task, Piece::Gather, Piece::AsCompleted, Piece::Dataclasses]);
+    // A name the program binds otherwise is its own.
+    let untouched = rewrite("import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())", &[]);
+    assert_eq!(untouched.source, "import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())");
+    assert!(untouched.pieces.is_empty());
   }
 
   #[test]
@@ -329,8 +390,8 @@ mod tests {
       rewritten.source,
       "import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\")\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n"
     );
-    assert_eq!(rewritten.modules, ["statistics"]);
-    let attributes: Vec<&str> = module_attributes("statistics", MODULES[0].1).collect();
+    assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Statistics]);
+    let attributes: Vec<&str> = module_attributes("statistics", Piece::Statistics).collect();
     assert!(attributes.contains(&"mean") && attributes.contains(&"pstdev") && attributes.contains(&"StatisticsError"));
   }
 

@@ -1,0 +1,1 @@
+import asyncio as __dsh_asyncio

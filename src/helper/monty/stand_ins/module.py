@@ -1,0 +1,4 @@
+def __dsh_module():
+    class module:
+        pass
+    return module()

@@ -1,0 +1,2 @@
+def __dsh_task(awaitable):
+    return awaitable

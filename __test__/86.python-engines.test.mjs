@@ -107,6 +107,10 @@ const CASES = {
     program: 'import statistics\nfrom statistics import median as m, StatisticsError\ntry:\n    statistics.mean([])\nexcept StatisticsError as e:\n    empty = str(e)\nreturn [statistics.mean([1, 2, 3]), statistics.mean([0.1, 0.2, 0.3]), m(x for x in [3, 1, 2, 4]), statistics.stdev([1.5, 2.5, 2.5, 2.75, 3.25, 4.75]), statistics.pvariance([1, 2, 4]), statistics.mode("aab"), statistics.multimode("aabbc"), statistics.fmean([1, 2], weights=[3, 1]), empty]',
     expected: { logs: [], value: [2, 0.2, 2.5, 1.0810874155219827, 1.5555555555555556, 'a', ['a', 'b'], 1.25, 'mean requires at least one data point'] },
   },
+  'uuid: parsed, named and random UUIDs': {
+    program: 'import uuid\nfrom uuid import UUID\nu = UUID("{12345678-1234-5678-1234-567812345678}")\nr = uuid.uuid4()\nreturn [str(u), repr(u), u.hex, u.urn, str(uuid.uuid5(uuid.NAMESPACE_DNS, "example.com")), str(uuid.uuid3(uuid.NAMESPACE_URL, "a")), r.version, UUID(str(r)) == r, str(r)[14]]',
+    expected: { logs: [], value: ['12345678-1234-5678-1234-567812345678', "UUID('12345678-1234-5678-1234-567812345678')", '12345678123456781234567812345678', 'urn:uuid:12345678-1234-5678-1234-567812345678', 'cfbff0d1-9375-5685-968c-48ce8b15ae17', '33838e93-63bc-3732-bf9e-b68d970b79c2', 4, true, '4'] },
+  },
   'round of a float to some digits rounds its exact value': {
     program: 'return [round(2.675, 2), round(-2.675, 2), round(0.125, 2), round(2.5), round(3.5, 0), round(1234.5678, -2), round(15, -1), str(round(-0.004, 2))]',
     expected: { logs: [], value: [2.67, -2.67, 0.12, 2, 4.0, 1200.0, 20, '-0.0'] },

@@ -71,7 +71,7 @@ def round(number, ndigits=None):
 ";
 
 /// The prelude's pieces a program may need, each included once, after the pieces it uses.
-const PIECES: [(Piece, &str); 7] = [
+const PIECES: [(Piece, &str); 8] = [
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
   (Piece::Task, include_str!("stand_ins/task.py")),
   (Piece::Gather, include_str!("stand_ins/gather.py")),
@@ -79,6 +79,7 @@ const PIECES: [(Piece, &str); 7] = [
   (Piece::Dataclasses, include_str!("stand_ins/dataclasses.py")),
   (Piece::Module, include_str!("stand_ins/module.py")),
   (Piece::Statistics, include_str!("stand_ins/statistics.py")),
+  (Piece::Uuid, include_str!("stand_ins/uuid.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -90,6 +91,7 @@ enum Piece {
   Dataclasses,
   Module,
   Statistics,
+  Uuid,
 }
 
 impl Piece {
@@ -97,7 +99,7 @@ impl Piece {
   fn uses(self) -> &'static [Piece] {
     match self {
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
-      Piece::Statistics => &[Piece::Module],
+      Piece::Statistics | Piece::Uuid => &[Piece::Module],
       _ => &[],
     }
   }
@@ -115,7 +117,7 @@ const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
 
 /// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
 /// as `__dsh_<name>.<attribute> = ...` at the start of a line.
-const MODULES: [(&str, Piece); 1] = [("statistics", Piece::Statistics)];
+const MODULES: [(&str, Piece); 2] = [("statistics", Piece::Statistics), ("uuid", Piece::Uuid)];
 
 fn source_of(piece: Piece) -> &'static str {
   PIECES.iter().find(|(each, _)| *each == piece).map_or("", |(_, source)| source)

@@ -111,6 +111,10 @@ const CASES = {
     program: 'import uuid\nfrom uuid import UUID\nu = UUID("{12345678-1234-5678-1234-567812345678}")\nr = uuid.uuid4()\nreturn [str(u), repr(u), u.hex, u.urn, str(uuid.uuid5(uuid.NAMESPACE_DNS, "example.com")), str(uuid.uuid3(uuid.NAMESPACE_URL, "a")), r.version, UUID(str(r)) == r, str(r)[14]]',
     expected: { logs: [], value: ['12345678-1234-5678-1234-567812345678', "UUID('12345678-1234-5678-1234-567812345678')", '12345678123456781234567812345678', 'urn:uuid:12345678-1234-5678-1234-567812345678', 'cfbff0d1-9375-5685-968c-48ce8b15ae17', '33838e93-63bc-3732-bf9e-b68d970b79c2', 4, true, '4'] },
   },
+  'operator, heapq, string, html, contextlib and secrets': {
+    program: 'import heapq, string, html, secrets\nfrom operator import itemgetter\nfrom contextlib import suppress\nh = []\nfor x in [5, 1, 4, 1, 3]:\n    heapq.heappush(h, x)\nlayout = list(h)\nwith suppress(KeyError):\n    {}["x"]\nrows = sorted([{"a": 2, "b": "x"}, {"a": 1, "b": "y"}], key=itemgetter("a"))\nreturn [layout, heapq.heappop(h), heapq.nlargest(2, [3, 9, 4]), string.capwords("big  world"), string.punctuation, html.escape("<a href=\'x\'>&</a>"), [r["b"] for r in rows], len(secrets.token_hex(4))]',
+    expected: { logs: [], value: [[1, 1, 4, 5, 3], 1, [9, 4], 'Big World', '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', '&lt;a href=&#x27;x&#x27;&gt;&amp;&lt;/a&gt;', ['y', 'x'], 8] },
+  },
   'round of a float to some digits rounds its exact value': {
     program: 'return [round(2.675, 2), round(-2.675, 2), round(0.125, 2), round(2.5), round(3.5, 0), round(1234.5678, -2), round(15, -1), str(round(-0.004, 2))]',
     expected: { logs: [], value: [2.67, -2.67, 0.12, 2, 4.0, 1200.0, 20, '-0.0'] },

@@ -41,8 +41,11 @@ pub struct Shimmed {
 
 // The built-ins it uses are taken first: a namespace may be named as one of them.
 const COMMON: &str = "\
-__dsh_getattr, __dsh_setattr, __dsh_len, __dsh_list, __dsh_zip = getattr, setattr, len, list, zip
+__dsh_getattr, __dsh_setattr, __dsh_hasattr, __dsh_len, __dsh_list, __dsh_tuple, __dsh_dict = getattr, setattr, hasattr, len, list, tuple, dict
+__dsh_zip, __dsh_sorted, __dsh_reversed, __dsh_range, __dsh_iter, __dsh_max, __dsh_bin, __dsh_divmod = zip, sorted, reversed, range, iter, max, bin, divmod
+__dsh_bool, __dsh_str, __dsh_bytes, __dsh_repr, __dsh_hash, __dsh_isinstance = bool, str, bytes, repr, hash, isinstance
 __dsh_KeyError, __dsh_RuntimeError, __dsh_TypeError, __dsh_ImportError = KeyError, RuntimeError, TypeError, ImportError
+__dsh_ValueError, __dsh_IndexError = ValueError, IndexError
 __dsh_failures = []
 def __dsh_binding(function, name):
     async def call(*args):
@@ -71,7 +74,7 @@ def round(number, ndigits=None):
 ";
 
 /// The prelude's pieces a program may need, each included once, after the pieces it uses.
-const PIECES: [(Piece, &str); 8] = [
+const PIECES: [(Piece, &str); 14] = [
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
   (Piece::Task, include_str!("stand_ins/task.py")),
   (Piece::Gather, include_str!("stand_ins/gather.py")),
@@ -80,6 +83,12 @@ const PIECES: [(Piece, &str); 8] = [
   (Piece::Module, include_str!("stand_ins/module.py")),
   (Piece::Statistics, include_str!("stand_ins/statistics.py")),
   (Piece::Uuid, include_str!("stand_ins/uuid.py")),
+  (Piece::Operator, include_str!("stand_ins/operator.py")),
+  (Piece::Heapq, include_str!("stand_ins/heapq.py")),
+  (Piece::String, include_str!("stand_ins/string.py")),
+  (Piece::Secrets, include_str!("stand_ins/secrets.py")),
+  (Piece::Html, include_str!("stand_ins/html.py")),
+  (Piece::Contextlib, include_str!("stand_ins/contextlib.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -92,6 +101,12 @@ enum Piece {
   Module,
   Statistics,
   Uuid,
+  Operator,
+  Heapq,
+  String,
+  Secrets,
+  Html,
+  Contextlib,
 }
 
 impl Piece {
@@ -99,8 +114,9 @@ impl Piece {
   fn uses(self) -> &'static [Piece] {
     match self {
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
-      Piece::Statistics | Piece::Uuid => &[Piece::Module],
-      _ => &[],
+      Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module => &[],
+      // Each of the rest is a module.
+      _ => &[Piece::Module],
     }
   }
 }
@@ -117,7 +133,16 @@ const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
 
 /// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
 /// as `__dsh_<name>.<attribute> = ...` at the start of a line.
-const MODULES: [(&str, Piece); 2] = [("statistics", Piece::Statistics), ("uuid", Piece::Uuid)];
+const MODULES: [(&str, Piece); 8] = [
+  ("statistics", Piece::Statistics),
+  ("uuid", Piece::Uuid),
+  ("operator", Piece::Operator),
+  ("heapq", Piece::Heapq),
+  ("string", Piece::String),
+  ("secrets", Piece::Secrets),
+  ("html", Piece::Html),
+  ("contextlib", Piece::Contextlib),
+];
 
 fn source_of(piece: Piece) -> &'static str {
   PIECES.iter().find(|(each, _)| *each == piece).map_or("", |(_, source)| source)

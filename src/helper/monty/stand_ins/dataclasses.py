@@ -1,5 +1,4 @@
 import copy as __dsh_copy
-__dsh_hasattr, __dsh_isinstance, __dsh_tuple, __dsh_dict = hasattr, isinstance, tuple, dict
 def __dsh_is_dataclass_instance(value):
     return __dsh_hasattr(__dsh_type(value), "__dataclass_fields__")
 def __dsh_fields(value):

@@ -1,6 +1,5 @@
 import math as __dsh_math
 from collections import Counter as __dsh_Counter
-__dsh_sorted, __dsh_max, __dsh_bin, __dsh_divmod, __dsh_bool, __dsh_ValueError = sorted, max, bin, divmod, bool, ValueError
 __dsh_statistics = __dsh_module()
 __dsh_statistics.StatisticsError = __dsh_ValueError
 def __dsh_bits(n):

@@ -1,6 +1,5 @@
 import os as __dsh_os
 import hashlib as __dsh_hashlib
-__dsh_str, __dsh_isinstance, __dsh_hash, __dsh_bytes, __dsh_repr, __dsh_ValueError = str, isinstance, hash, bytes, repr, ValueError
 def __dsh_uuid_class():
     class UUID:
         def __init__(self, hex=None, bytes=None, bytes_le=None, fields=None, int=None, version=None):

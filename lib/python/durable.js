@@ -57,10 +57,15 @@ export class MontyDurableAttempt extends DurableJournal {
     for (const { timer } of this.timers.values()) clearTimeout(timer)
   }
 
-  /** The run's clock, read live: it moves with the host's while the journal is not replayed. */
+  /** The run's clock, read live for an event it records: it moves with the host's once the journal is spent. */
   #clock() {
-    if (this.live) this.now = Math.max(this.now, this.liveOffset + performance.now() - this.liveStart)
+    if (this.live) this.now = Math.max(this.now, this.#hostTime())
     return this.now
+  }
+
+  /** The host's time on the run's clock, which moves it only when an event is recorded at it. */
+  #hostTime() {
+    return this.liveOffset + performance.now() - this.liveStart
   }
 
   /**
@@ -175,7 +180,7 @@ export class MontyDurableAttempt extends DurableJournal {
   #schedule(id) {
     const sleep = this.timers.get(id)
     // Node fires a longer delay at once; the wall ceiling ends a run long before such a sleep.
-    sleep.timer = setTimeout(() => this.#fire(id), Math.min(MAX_DELAY_MS, Math.max(0, sleep.due - this.#clock())))
+    sleep.timer = setTimeout(() => this.#fire(id), Math.min(MAX_DELAY_MS, Math.max(0, sleep.due - Math.max(this.now, this.#hostTime()))))
   }
 
   /** Sleep `id` is over, at its due time (or now, if that has passed: the clock never goes back). */

@@ -19,7 +19,7 @@ use std::time::Instant;
 use dsh_os::forks::{read_some, write_all};
 use monty::{MontyRun, RunProgress};
 use monty_types::{
-  CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, MontyUuid, OsFunctionCall, PrintWriter,
+  AssertMessageAnnotations, CompileOptions, ExcType, ExtFunctionResult, MontyException, MontyObject, MontyUuid, OsFunctionCall, PrintWriter,
   PrintWriterCallback, ResourceLimits, ResourceTracker,
 };
 use serde_json::Value;
@@ -291,7 +291,9 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
   }
   let Shimmed { source: code, prelude_lines } = shim(&request.program, &request.namespaces);
   let raised = |error: &MontyException| exception(error, prelude_lines);
-  let runner = match MontyRun::new(code, PROGRAM, names, CompileOptions::default()) {
+  // A failed `assert` says what CPython's says, not Monty's pytest-style account of its operands.
+  let options = CompileOptions { assert_message_annotations: AssertMessageAnnotations::Off, ..CompileOptions::default() };
+  let runner = match MontyRun::new(code, PROGRAM, names, options) {
     Ok(runner) => runner,
     Err(error) => return raised(&error),
   };
@@ -532,3 +534,4 @@ fn done(value: &MontyObject, max_value_bytes: usize) -> String {
     ),
   }
 }
+

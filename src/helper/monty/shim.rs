@@ -39,42 +39,13 @@ pub struct Shimmed {
   pub prelude_lines: u32,
 }
 
-// The built-ins it uses are taken first: a namespace may be named as one of them.
-const COMMON: &str = "\
-__dsh_getattr, __dsh_setattr, __dsh_hasattr, __dsh_len, __dsh_list, __dsh_tuple, __dsh_dict = getattr, setattr, hasattr, len, list, tuple, dict
-__dsh_zip, __dsh_sorted, __dsh_reversed, __dsh_range, __dsh_iter, __dsh_max, __dsh_bin, __dsh_divmod = zip, sorted, reversed, range, iter, max, bin, divmod
-__dsh_bool, __dsh_str, __dsh_bytes, __dsh_repr, __dsh_hash, __dsh_isinstance = bool, str, bytes, repr, hash, isinstance
-__dsh_KeyError, __dsh_RuntimeError, __dsh_TypeError, __dsh_ImportError = KeyError, RuntimeError, TypeError, ImportError
-__dsh_ValueError, __dsh_IndexError = ValueError, IndexError
-__dsh_failures = []
-def __dsh_binding(function, name):
-    async def call(*args):
-        if __dsh_len(args) != 1:
-            if args:
-                raise __dsh_TypeError(f\"{name}() takes 1 positional argument but {__dsh_len(args)} were given\")
-            raise __dsh_TypeError(f\"{name}() missing 1 required positional argument: 'args'\")
-        try:
-            return await function(args[0])
-        except __dsh_RuntimeError as error:
-            __dsh_failures.append((error, name))
-            raise
-    return call
-def __dsh_member(value, member):
-    for error, name in __dsh_failures:
-        if error is value:
-            return name
-    return __dsh_getattr(value, member)
-__dsh_round, __dsh_float, __dsh_int, __dsh_format, __dsh_type = round, float, int, format, type
-def round(number, ndigits=None):
-    if __dsh_type(number) is __dsh_float and __dsh_type(ndigits) is __dsh_int and 0 <= ndigits <= 400 and number - number == 0:
-        return __dsh_float(__dsh_format(number, f\".{ndigits}f\"))
-    if ndigits is None:
-        return __dsh_round(number)
-    return __dsh_round(number, ndigits)
-";
 
 /// The prelude's pieces a program may need, each included once, after the pieces it uses.
-const PIECES: [(Piece, &str); 14] = [
+// Each takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of
+// them, and the program may rebind them.
+const PIECES: [(Piece, &str); 16] = [
+  (Piece::Bindings, include_str!("stand_ins/bindings.py")),
+  (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
   (Piece::Task, include_str!("stand_ins/task.py")),
   (Piece::Gather, include_str!("stand_ins/gather.py")),
@@ -93,6 +64,8 @@ const PIECES: [(Piece, &str); 14] = [
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 enum Piece {
+  Bindings,
+  Round,
   Asyncio,
   Task,
   Gather,
@@ -113,8 +86,8 @@ impl Piece {
   /// The pieces this one uses.
   fn uses(self) -> &'static [Piece] {
     match self {
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module => &[],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
-      Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module => &[],
       // Each of the rest is a module.
       _ => &[Piece::Module],
     }
@@ -157,7 +130,7 @@ fn module_attributes(name: &str, piece: Piece) -> impl Iterator<Item = &'static 
 /// The prelude for `namespaces`, then `program` rewritten to the stand-ins it uses, then the
 /// `return None` a function body ends with (Monty's module would give its last expression's value).
 pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
-  let mut prelude = String::from(COMMON);
+  let mut prelude = String::new();
   let mut members = Vec::new();
   for namespace in namespaces {
     if let Some((_, member)) = &namespace.error_class {
@@ -166,9 +139,22 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   }
   members.sort_unstable();
   members.dedup();
-  let Rewritten { source: program, mut pieces } = rewrite(program, &members);
-  let used: Vec<Piece> = pieces.iter().flat_map(|piece| piece.uses().iter().copied()).collect();
-  pieces.extend(used);
+  let Rewritten { source: rewritten, mut pieces } = rewrite(program, &members);
+  if !namespaces.is_empty() {
+    pieces.insert(Piece::Bindings);
+  }
+  // A program that never names `round` cannot call it: the stand-in is left out, as every piece
+  // it does not use is, since each costs the run its parse.
+  if program.contains("round") {
+    pieces.insert(Piece::Round);
+  }
+  loop {
+    let used: Vec<Piece> = pieces.iter().flat_map(|piece| piece.uses().iter().copied()).filter(|piece| !pieces.contains(piece)).collect();
+    if used.is_empty() {
+      break;
+    }
+    pieces.extend(used);
+  }
   for (piece, source) in PIECES {
     if pieces.contains(&piece) {
       prelude.push_str(source);
@@ -186,7 +172,7 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
     ));
   }
   let prelude_lines = prelude.lines().count() as u32;
-  Shimmed { source: format!("{prelude}{program}\nreturn None\n"), prelude_lines }
+  Shimmed { source: format!("{prelude}{rewritten}\nreturn None\n"), prelude_lines }
 }
 
 /// The program as the prelude serves it, and the pieces of the prelude it uses.
@@ -433,6 +419,13 @@ mod tests {
     // An assignment to it is the program's own error to meet, as Monty gives it.
     assert_eq!(rewrite_member_reads("e.toolName = 1", &members), "e.toolName = 1");
     assert_eq!(rewrite_member_reads("def f(:\n  e.toolName", &members), "def f(:\n  e.toolName");
+  }
+
+  #[test]
+  fn a_program_that_uses_no_stand_in_runs_with_no_prelude() {
+    let shimmed = shim("return 1", &[]);
+    assert_eq!((shimmed.source.as_str(), shimmed.prelude_lines), ("return 1\nreturn None\n", 0));
+    assert!(shim("return round(2.5)", &[]).source.starts_with("__dsh_float, __dsh_int, __dsh_format, __dsh_type = float, int, format, type\n__dsh_round = round\n"));
   }
 
   #[test]

@@ -1,3 +1,4 @@
+__dsh_list = list
 def __dsh_as_completed(awaitables, timeout=None):
     awaitables = __dsh_list(awaitables)
     settled = []

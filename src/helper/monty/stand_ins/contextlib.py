@@ -1,3 +1,4 @@
+__dsh_isinstance = isinstance
 __dsh_contextlib = __dsh_module()
 def __dsh_suppress_class():
     class suppress:

@@ -1,3 +1,4 @@
+__dsh_getattr, __dsh_hasattr, __dsh_list, __dsh_tuple, __dsh_dict, __dsh_zip, __dsh_isinstance, __dsh_type, __dsh_TypeError = getattr, hasattr, list, tuple, dict, zip, isinstance, type, TypeError
 import copy as __dsh_copy
 def __dsh_is_dataclass_instance(value):
     return __dsh_hasattr(__dsh_type(value), "__dataclass_fields__")

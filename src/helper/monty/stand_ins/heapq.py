@@ -1,3 +1,4 @@
+__dsh_len, __dsh_sorted, __dsh_reversed, __dsh_range, __dsh_iter = len, sorted, reversed, range, iter
 __dsh_heapq = __dsh_module()
 def __dsh_heap_down(heap, start, at):
     item = heap[at]

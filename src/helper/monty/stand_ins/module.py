@@ -1,3 +1,4 @@
+__dsh_ImportError = ImportError
 def __dsh_module():
     class module:
         pass

@@ -1,3 +1,4 @@
+__dsh_getattr, __dsh_tuple, __dsh_bool = getattr, tuple, bool
 __dsh_operator = __dsh_module()
 def __dsh_itemgetter(item, *items):
     if not items:

@@ -1,3 +1,4 @@
+__dsh_len, __dsh_bin, __dsh_int, __dsh_ValueError, __dsh_IndexError = len, bin, int, ValueError, IndexError
 import os as __dsh_os
 import base64 as __dsh_base64
 __dsh_secrets = __dsh_module()

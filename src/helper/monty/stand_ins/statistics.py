@@ -1,3 +1,4 @@
+__dsh_len, __dsh_list, __dsh_zip, __dsh_sorted, __dsh_max, __dsh_bin, __dsh_divmod, __dsh_bool, __dsh_float, __dsh_int, __dsh_type, __dsh_TypeError, __dsh_ValueError = len, list, zip, sorted, max, bin, divmod, bool, float, int, type, TypeError, ValueError
 import math as __dsh_math
 from collections import Counter as __dsh_Counter
 __dsh_statistics = __dsh_module()

@@ -1,3 +1,4 @@
+__dsh_len, __dsh_str, __dsh_bytes, __dsh_repr, __dsh_hash, __dsh_isinstance, __dsh_int, __dsh_TypeError, __dsh_ValueError = len, str, bytes, repr, hash, isinstance, int, TypeError, ValueError
 import os as __dsh_os
 import hashlib as __dsh_hashlib
 def __dsh_uuid_class():

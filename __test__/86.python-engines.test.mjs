@@ -259,6 +259,21 @@ describe('engine \'monty\' alone', () => {
     }
   })
 
+  test('long values and text cross the channel or meet their budgets, with no copy that takes the run process down', async () => {
+    const { runtime, dispose } = await setup({ engine: 'monty', prepared: 1, maxLogBytes: 4096 })
+    try {
+      // Each took the run process down (SIGSEGV, the allocator's ceiling) before it was mended.
+      assert.deepEqual(await runtime.run({ program: 'out = ["a" * (1 << 26)]\nreturn out', bindings: [] }),
+        { logs: [], error: { kind: 'output-limit', message: 'the return value is larger than maxValueBytes (32768 bytes)' } })
+      assert.deepEqual(await runtime.run({ program: 'return await tools.size("a" * (1 << 25))', bindings: tools({ size: (text) => text.length }) }),
+        { logs: [], value: 2 ** 25 })
+      const printed = await runtime.run({ program: 'print("ab\\n" * (1 << 24))\nreturn 2', bindings: [] })
+      assert.deepEqual(printed, { logs: [...Array(2048).fill('ab'), logTruncationMarker(4096)], value: 2 })
+    } finally {
+      await dispose()
+    }
+  })
+
   test('programs that would take a native stack down end as exceptions, and the next run is served', async () => {
     const { runtime, dispose } = await setup({ engine: 'monty', prepared: 1 })
     const lastLine = (result) => [result.error?.kind, result.error?.message.split('\n').at(-1)]

@@ -8,6 +8,7 @@
 
 mod run;
 mod shim;
+mod stand_ins;
 mod values;
 mod world;
 

@@ -25,7 +25,7 @@ use monty_types::{
 use serde_json::Value;
 
 use super::shim::{Namespace, Shimmed, raw_name, shim};
-use super::values::{Refused, decode, encode, quote};
+use super::values::{Refused, decode, encode, encode_into, quote};
 use super::world::{Journaled, World};
 
 /// The run's socket, once the process has only it.
@@ -91,11 +91,19 @@ fn request(line: &str) -> Result<Request, String> {
   })
 }
 
+/// Past this, a frame and its newline are written apart rather than copied into one line.
+const COPIED_FRAME: usize = 1 << 16;
+
 fn send(frame: &str) {
-  let mut line = String::with_capacity(frame.len() + 1);
-  line.push_str(frame);
-  line.push('\n');
-  if write_all(CHANNEL, line.as_bytes()).is_err() {
+  let written = if frame.len() < COPIED_FRAME {
+    let mut line = String::with_capacity(frame.len() + 1);
+    line.push_str(frame);
+    line.push('\n');
+    write_all(CHANNEL, line.as_bytes())
+  } else {
+    write_all(CHANNEL, frame.as_bytes()).and_then(|()| write_all(CHANNEL, b"\n"))
+  };
+  if written.is_err() {
     // The host is gone: nothing is left to tell.
     dsh_os::process::exit_now(0);
   }
@@ -116,25 +124,38 @@ struct Log {
 }
 
 impl Log {
+  /// Takes `text` line by line: nothing past the budget is copied, however long the text.
   fn write(&mut self, text: &str) {
+    let mut rest = text;
+    while !self.stopped {
+      let Some(end) = rest.find('\n') else { break };
+      let line = &rest[..end];
+      rest = &rest[end + 1..];
+      if self.pending.is_empty() {
+        self.emit(line, false);
+      } else if self.pending.len() + line.len() > self.left {
+        self.stop();
+      } else {
+        let mut joined = std::mem::take(&mut self.pending);
+        joined.push_str(line);
+        self.emit(&joined, false);
+      }
+    }
     if self.stopped {
       return;
     }
-    self.pending.push_str(text);
-    if self.pending.contains('\n') {
-      let pending = std::mem::take(&mut self.pending);
-      let mut lines: Vec<&str> = pending.split('\n').collect();
-      let rest = lines.pop().unwrap_or_default().to_owned();
-      for line in lines {
-        self.emit(line, false);
-      }
-      if !self.stopped {
-        self.pending = rest;
-      }
-    } else if self.pending.len() > self.left {
-      let pending = std::mem::take(&mut self.pending);
-      self.emit(&pending, false);
+    if self.pending.len() + rest.len() > self.left {
+      self.stop();
+    } else {
+      self.pending.push_str(rest);
     }
+  }
+
+  /// The budget is spent: the marker goes, and nothing more.
+  fn stop(&mut self) {
+    self.stopped = true;
+    self.pending = String::new();
+    send(r#"{"type":"log","truncated":true}"#);
   }
 
   /// Sends what is pending as an open line (the host joins it with what follows), before the run
@@ -160,9 +181,7 @@ impl Log {
       return;
     }
     if text.len() > self.left {
-      self.stopped = true;
-      self.pending.clear();
-      send(r#"{"type":"log","truncated":true}"#);
+      self.stop();
       return;
     }
     self.left -= text.len();
@@ -301,8 +320,10 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
   // address space: a quarter of it, since a list that doubles asks for twice what it holds, and
   // the process's own code and stacks take their share.
   let max_memory = (address_space_bytes / MEMORY_SHARE) as usize;
-  // The allocator's own ceiling, a little past Monty's, is what makes Monty check its own.
-  if monty_alloc::set_hard_limit(monty_types::memory_limit_with_headroom(Some(max_memory), false)).is_err() {
+  // The allocator's own ceiling, past Monty's, is what makes Monty check its own; the run's own
+  // copies (a frame of a long argument) have half the address space beyond it.
+  let ceiling = monty_types::memory_limit_with_headroom(Some(max_memory), false).map(|bytes| bytes + (address_space_bytes / 2) as usize);
+  if monty_alloc::set_hard_limit(ceiling).is_err() {
     dsh_os::process::exit_now(4);
   }
   let limits = ResourceLimits { max_memory: Some(max_memory), ..ResourceLimits::default() };
@@ -325,15 +346,21 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
           call.resume(ExtFunctionResult::Error(error), PrintWriter::Callback(log))
         } else {
           let (global, name) = call.function_name.split_once('.').unwrap_or_default();
+          // The frame is made around the argument, which is written into it once.
+          let id = inbox.next_call + 1;
+          let mut frame = format!(r#"{{"type":"call","id":{id},"global":{},"name":{},"args":"#, quote(global), quote(name));
           let argument = match (call.args.arg(0), call.args.args().len() + call.args.kwargs().len()) {
-            (Some(argument), 1) => encode(argument, None),
+            (Some(argument), 1) => encode_into(argument, None, &mut frame),
             _ => Err(Refused::NotLossless(format!("{global}.{name}() takes one argument"))),
           };
           match argument {
-            Ok((text, _)) => {
-              let id = inbox.call(call.call_id);
+            Ok(_) => {
+              inbox.call(call.call_id);
+              frame.push('}');
               log.flush();
-              send(&format!(r#"{{"type":"call","id":{id},"global":{},"name":{},"args":{text}}}"#, quote(global), quote(name)));
+              send(&frame);
+              // Freed before the program goes on, which a long argument's frame would hold back.
+              drop(frame);
               call.resume_pending(PrintWriter::Callback(log))
             }
             Err(refused) => {

@@ -30,12 +30,38 @@ enum Step<'a> {
   Key(&'a str),
 }
 
+/// The string `step` writes, a key's or a value's.
+fn string_of<'a>(step: &Step<'a>) -> Option<&'a str> {
+  match step {
+    Step::Key(key) => Some(key),
+    Step::Value(item) => match node(*item) {
+      MontyNode::String(string) => Some(string),
+      _ => None,
+    },
+    Step::Text(_) => None,
+  }
+}
+
 /// `value` as ASCII JSON, with the UTF-8 bytes of its compact form, refused past `limit` bytes.
 pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usize), Refused> {
   let mut text = String::new();
+  let size = encode_into(value, limit, &mut text)?;
+  Ok((text, size))
+}
+
+/// `encode`, written at the end of `text` (a frame being made: a long value is not copied into it
+/// again); the UTF-8 bytes of its compact form.
+pub fn encode_into(value: ObjectRef<'_>, limit: Option<usize>, text: &mut String) -> Result<usize, Refused> {
   let mut size = 0usize;
   let mut steps = vec![Step::Value(value)];
   while let Some(step) = steps.pop() {
+    // A string too long for what is left is refused before it is copied: its compact form takes at
+    // least its UTF-8 bytes and two quotes, and a copy of a long one could pass the memory bound.
+    if let (Some(limit), Some(string)) = (limit, string_of(&step))
+      && size + string.len() + 2 > limit
+    {
+      return Err(Refused::TooLarge);
+    }
     // A string's escapes are ASCII on the wire, where its compact form holds UTF-8.
     size += match step {
       Step::Text(piece) => {
@@ -43,15 +69,15 @@ pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usi
         piece.len()
       }
       Step::Key(key) => {
-        let quoted = write_quoted(key, &mut text);
+        let quoted = write_quoted(key, text);
         text.push(':');
         quoted + 1
       }
       Step::Value(item) => match node(item) {
-        MontyNode::String(string) => write_quoted(string, &mut text),
+        MontyNode::String(string) => write_quoted(string, text),
         _ => {
           let start = text.len();
-          write_value(item, &mut text, &mut steps)?;
+          write_value(item, text, &mut steps)?;
           text.len() - start
         }
       },
@@ -60,7 +86,7 @@ pub fn encode(value: ObjectRef<'_>, limit: Option<usize>) -> Result<(String, usi
       return Err(Refused::TooLarge);
     }
   }
-  Ok((text, size))
+  Ok(size)
 }
 
 /// Writes `item`, no string, as far as it is not its members, which go on `steps`.

@@ -1,0 +1,200 @@
+//! The stand-ins for what Monty lacks, in Python Monty runs (`stand_ins/`), and how a program's
+//! imports of them are rewritten: the prelude's pieces, the names of Monty's modules that stand-ins
+//! give (`asyncio.create_task`), and whole modules Monty lacks (`statistics`), each a `module`
+//! object. shim.rs includes the pieces a program uses.
+
+use std::collections::BTreeSet;
+
+use ruff_python_ast::Stmt;
+use ruff_python_ast::visitor::{Visitor, walk_stmt};
+
+/// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
+/// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
+/// and the program may rebind them.
+pub const PIECES: [(Piece, &str); 16] = [
+  (Piece::Bindings, include_str!("stand_ins/bindings.py")),
+  (Piece::Round, include_str!("stand_ins/round.py")),
+  (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
+  (Piece::Task, include_str!("stand_ins/task.py")),
+  (Piece::Gather, include_str!("stand_ins/gather.py")),
+  (Piece::AsCompleted, include_str!("stand_ins/as_completed.py")),
+  (Piece::Dataclasses, include_str!("stand_ins/dataclasses.py")),
+  (Piece::Module, include_str!("stand_ins/module.py")),
+  (Piece::Statistics, include_str!("stand_ins/statistics.py")),
+  (Piece::Uuid, include_str!("stand_ins/uuid.py")),
+  (Piece::Operator, include_str!("stand_ins/operator.py")),
+  (Piece::Heapq, include_str!("stand_ins/heapq.py")),
+  (Piece::String, include_str!("stand_ins/string.py")),
+  (Piece::Secrets, include_str!("stand_ins/secrets.py")),
+  (Piece::Html, include_str!("stand_ins/html.py")),
+  (Piece::Contextlib, include_str!("stand_ins/contextlib.py")),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub enum Piece {
+  Bindings,
+  Round,
+  Asyncio,
+  Task,
+  Gather,
+  AsCompleted,
+  Dataclasses,
+  Module,
+  Statistics,
+  Uuid,
+  Operator,
+  Heapq,
+  String,
+  Secrets,
+  Html,
+  Contextlib,
+}
+
+impl Piece {
+  /// The pieces this one uses.
+  pub fn uses(self) -> &'static [Piece] {
+    match self {
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module => &[],
+      Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
+      // Each of the rest is a module.
+      _ => &[Piece::Module],
+    }
+  }
+}
+
+/// Names a module of Monty's lacks: the module, the name, and the stand-in's name and piece.
+pub const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
+  ("asyncio", "create_task", "__dsh_task", Piece::Task),
+  ("asyncio", "ensure_future", "__dsh_task", Piece::Task),
+  ("asyncio", "as_completed", "__dsh_as_completed", Piece::AsCompleted),
+  ("dataclasses", "asdict", "__dsh_asdict", Piece::Dataclasses),
+  ("dataclasses", "astuple", "__dsh_astuple", Piece::Dataclasses),
+  ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),
+];
+
+/// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
+/// as `__dsh_<name>.<attribute> = ...` at the start of a line.
+pub const MODULES: [(&str, Piece); 8] = [
+  ("statistics", Piece::Statistics),
+  ("uuid", Piece::Uuid),
+  ("operator", Piece::Operator),
+  ("heapq", Piece::Heapq),
+  ("string", Piece::String),
+  ("secrets", Piece::Secrets),
+  ("html", Piece::Html),
+  ("contextlib", Piece::Contextlib),
+];
+
+fn source_of(piece: Piece) -> &'static str {
+  PIECES.iter().find(|(each, _)| *each == piece).map_or("", |(_, source)| source)
+}
+
+/// The attributes the piece of module `name` gives it.
+fn module_attributes(name: &str, piece: Piece) -> impl Iterator<Item = &'static str> {
+  let prefix = format!("__dsh_{name}.");
+  source_of(piece).lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
+}
+
+/// The program's names for the modules of `EXTENSIONS`: each import of one binds a name to it.
+pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
+  #[derive(Default)]
+  struct Imports(Vec<(String, &'static str)>);
+  impl<'a> Visitor<'a> for Imports {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+      if let Stmt::Import(import) = stmt {
+        for alias in &import.names {
+          if let Some((module, ..)) = EXTENSIONS.iter().find(|(module, ..)| *module == alias.name.as_str()) {
+            self.0.push((alias.asname.as_ref().unwrap_or(&alias.name).to_string(), module));
+          }
+        }
+      }
+      walk_stmt(self, stmt);
+    }
+  }
+  let mut imports = Imports::default();
+  imports.visit_body(body);
+  imports.0
+}
+
+/// What an import becomes when it names a module the runtime provides or a name a stand-in gives:
+/// assignments of their objects, with the statement's other names imported as they were; `None`
+/// for an import of neither.
+pub fn import_replacement(stmt: &Stmt, pieces: &mut BTreeSet<Piece>) -> Option<String> {
+  let mut replaced = false;
+  let mut pieces_of_statement = Vec::new();
+  match stmt {
+    Stmt::Import(import) => {
+      for alias in &import.names {
+        let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+        match MODULES.iter().find(|(name, _)| *name == alias.name.as_str()) {
+          Some((name, piece)) => {
+            replaced = true;
+            pieces.insert(*piece);
+            pieces_of_statement.push(format!("{bound} = __dsh_{name}"));
+          }
+          None => pieces_of_statement.push(match &alias.asname {
+            Some(asname) => format!("import {} as {asname}", alias.name.as_str()),
+            None => format!("import {}", alias.name.as_str()),
+          }),
+        }
+      }
+    }
+    Stmt::ImportFrom(from) if from.level == 0 => {
+      let module = from.module.as_ref()?.as_str();
+      if let Some((name, piece)) = MODULES.iter().find(|(name, _)| *name == module) {
+        replaced = true;
+        pieces.insert(*piece);
+        for alias in &from.names {
+          let attribute = alias.name.as_str();
+          let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+          pieces_of_statement.push(if module_attributes(name, *piece).any(|known| known == attribute) {
+            format!("{bound} = __dsh_{name}.{attribute}")
+          } else {
+            // As CPython words it; `*` too, which a provided module does not take.
+            format!("raise __dsh_ImportError(\"cannot import name '{attribute}' from '{name}' (unknown location)\")")
+          });
+        }
+      } else {
+        let mut kept = Vec::new();
+        for alias in &from.names {
+          let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
+          match EXTENSIONS.iter().find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
+            Some((_, _, stand_in, piece)) => {
+              replaced = true;
+              pieces.insert(*piece);
+              pieces_of_statement.push(format!("{bound} = {stand_in}"));
+            }
+            None => kept.push(match &alias.asname {
+              Some(asname) => format!("{} as {asname}", alias.name.as_str()),
+              None => alias.name.to_string(),
+            }),
+          }
+        }
+        if !kept.is_empty() {
+          pieces_of_statement.insert(0, format!("from {module} import {}", kept.join(", ")));
+        }
+      }
+    }
+    _ => {}
+  }
+  replaced.then(|| pieces_of_statement.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn a_modules_attributes_are_those_its_piece_assigns() {
+    let attributes: Vec<&str> = module_attributes("statistics", Piece::Statistics).collect();
+    assert!(attributes.contains(&"mean") && attributes.contains(&"pstdev") && attributes.contains(&"StatisticsError"));
+    assert!(!attributes.contains(&"geometric_mean"));
+    // Every module's piece gives it something, and every piece is in the prelude's list.
+    for (name, piece) in MODULES {
+      assert!(module_attributes(name, piece).count() > 0, "{name}");
+    }
+    for (_, _, _, piece) in EXTENSIONS {
+      assert!(PIECES.iter().any(|(each, _)| *each == piece));
+    }
+  }
+}

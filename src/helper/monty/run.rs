@@ -309,7 +309,8 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
     inputs.push(module);
   }
   let Shimmed { source: code, prelude_lines } = shim(&request.program, &request.namespaces);
-  let raised = |error: &MontyException| exception(error, prelude_lines);
+  let shown = code.clone();
+  let raised = |error: &MontyException| exception(error, prelude_lines, &request.program, &shown);
   // A failed `assert` says what CPython's says, not Monty's pytest-style account of its operands.
   let options = CompileOptions { assert_message_annotations: AssertMessageAnnotations::Off, ..CompileOptions::default() };
   let runner = match MontyRun::new(code, PROGRAM, names, options) {
@@ -526,8 +527,12 @@ impl Inbox {
 }
 
 /// The `done` frame of a program that raised `error`: the frames of the program's own lines, less
-/// the `prelude` lines before them (the prelude's frames are the runtime's, and left out).
-fn exception(error: &MontyException, prelude: u32) -> String {
+/// the `prelude` lines before them (the prelude's frames are the runtime's, and left out). A line
+/// the shim rewrote (`source`, as Monty ran it) is shown as the program wrote it (`program`), with
+/// no marker under it, whose columns were the rewritten line's.
+fn exception(error: &MontyException, prelude: u32, program: &str, source: &str) -> String {
+  let written: Vec<&str> = program.lines().collect();
+  let ran: Vec<&str> = source.lines().skip(prelude as usize).collect();
   let frames = error
     .traceback()
     .iter()
@@ -537,6 +542,13 @@ fn exception(error: &MontyException, prelude: u32) -> String {
       if frame.filename == PROGRAM {
         frame.start.line -= prelude;
         frame.end.line = frame.end.line.saturating_sub(prelude).max(frame.start.line);
+        let at = frame.start.line as usize - 1;
+        if let (Some(own), Some(rewritten)) = (written.get(at), ran.get(at))
+          && own != rewritten
+        {
+          frame.preview_line = Some(std::sync::Arc::from(own.trim()));
+          frame.hide_caret = true;
+        }
       }
       frame
     })

@@ -139,11 +139,25 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   }
   impl<'a> Visitor<'a> for Found<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
-      match import_replacement(stmt, &mut self.pieces) {
+      if let Some(replacement) = import_replacement(stmt, &mut self.pieces) {
         // An import holds no other edit.
-        Some(replacement) => self.replaced.push((stmt.start().to_usize(), stmt.end().to_usize(), replacement)),
-        None => walk_stmt(self, stmt),
+        self.replaced.push((stmt.start().to_usize(), stmt.end().to_usize(), replacement));
+        return;
       }
+      // A task the program does not keep would never start: refused, rather than left undone.
+      if let Stmt::Expr(statement) = stmt
+        && let Expr::Call(call) = &*statement.value
+        && let Expr::Attribute(callee) = &*call.func
+        && self.extension(callee).is_some_and(|(_, piece)| piece == Piece::Task)
+      {
+        self.pieces.insert(Piece::Task);
+        self.replaced.push((callee.start().to_usize(), callee.end().to_usize(), "__dsh_task_unkept".to_owned()));
+        for argument in &call.arguments.args {
+          self.visit_expr(argument);
+        }
+        return;
+      }
+      walk_stmt(self, stmt);
     }
 
     fn visit_expr(&mut self, expr: &'a Expr) {
@@ -187,9 +201,10 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     edits.push((start, start, "__dsh_member(".to_owned()));
   }
   for (start, end, replacement) in found.replaced {
-    // A replaced statement keeps its lines, so that the program's line numbers hold.
+    // A replaced statement keeps its lines, so that the program's line numbers hold: continued, so
+    // that what follows it on its last line stays in the same statement line.
     let lines = program[start..end].matches('\n').count();
-    edits.push((start, end, format!("{replacement}{}", "\n".repeat(lines))));
+    edits.push((start, end, format!("{replacement}{}", " \\\n".repeat(lines))));
   }
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
@@ -218,6 +233,8 @@ mod tests {
       "import asyncio, dataclasses as dc\nfrom dataclasses import dataclass; ad = __dsh_asdict\nt = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)\nfor x in __dsh_as_completed([t]):\n    __dsh_fields(x)"
     );
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Task, Piece::Gather, Piece::AsCompleted, Piece::Dataclasses]);
+    let unkept = rewrite("import asyncio\nasyncio.create_task(f(1))\nawait asyncio.create_task(f(2))", &[]);
+    assert_eq!(unkept.source, "import asyncio\n__dsh_task_unkept(f(1))\nawait __dsh_task(f(2))");
     // A name the program binds otherwise is its own.
     let untouched = rewrite("import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())", &[]);
     assert_eq!(untouched.source, "import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())");
@@ -232,7 +249,7 @@ mod tests {
     );
     assert_eq!(
       rewritten.source,
-      "import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\")\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n"
+      "import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\") \\\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n"
     );
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Statistics]);
   }

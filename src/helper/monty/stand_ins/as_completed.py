@@ -1,5 +1,7 @@
-__dsh_list = list
+__dsh_list, __dsh_NotImplementedError = list, NotImplementedError
 def __dsh_as_completed(awaitables, timeout=None):
+    if timeout is not None:
+        raise __dsh_NotImplementedError("asyncio.as_completed with a timeout is not supported on engine 'monty'")
     awaitables = __dsh_list(awaitables)
     settled = []
     started = []
@@ -12,6 +14,8 @@ def __dsh_as_completed(awaitables, timeout=None):
         if not started:
             started.append(True)
             await __dsh_asyncio.gather(*[settle(awaitable) for awaitable in awaitables])
+        if not settled:
+            raise __dsh_NotImplementedError("asyncio.as_completed's results awaited together are not supported on engine 'monty'")
         succeeded, value = settled.pop(0)
         if not succeeded:
             raise value

@@ -1,4 +1,4 @@
-__dsh_len, __dsh_sorted, __dsh_reversed, __dsh_range, __dsh_iter = len, sorted, reversed, range, iter
+__dsh_len, __dsh_list, __dsh_sorted, __dsh_reversed, __dsh_range, __dsh_iter = len, list, sorted, reversed, range, iter
 __dsh_heapq = __dsh_module()
 def __dsh_heap_down(heap, start, at):
     item = heap[at]
@@ -50,14 +50,31 @@ def __dsh_heapify(heap):
     for at in __dsh_reversed(__dsh_range(__dsh_len(heap) // 2)):
         __dsh_heap_up(heap, at)
 def __dsh_nlargest(n, iterable, key=None):
+    if n <= 0:
+        return []
     return __dsh_sorted(iterable, key=key, reverse=True)[:n]
 def __dsh_nsmallest(n, iterable, key=None):
+    if n <= 0:
+        return []
     return __dsh_sorted(iterable, key=key)[:n]
 def __dsh_merge(*iterables, key=None, reverse=False):
+    sources = [__dsh_list(iterable) for iterable in iterables]
+    positions = [0 for _ in sources]
     merged = []
-    for iterable in iterables:
-        merged.extend(iterable)
-    return __dsh_iter(__dsh_sorted(merged, key=key, reverse=reverse))
+    while True:
+        best = None
+        best_key = None
+        for at in __dsh_range(__dsh_len(sources)):
+            if positions[at] < __dsh_len(sources[at]):
+                item = sources[at][positions[at]]
+                item_key = item if key is None else key(item)
+                if best is None or (best_key < item_key if reverse else item_key < best_key):
+                    best = at
+                    best_key = item_key
+        if best is None:
+            return __dsh_iter(merged)
+        merged.append(sources[best][positions[best]])
+        positions[best] += 1
 __dsh_heapq.heappush = __dsh_heappush
 __dsh_heapq.heappop = __dsh_heappop
 __dsh_heapq.heapreplace = __dsh_heapreplace

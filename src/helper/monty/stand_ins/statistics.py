@@ -151,14 +151,14 @@ def __dsh_stdev(data, xbar=None):
     if count < 2:
         raise __dsh_ValueError('stdev requires at least two data points')
     if odd is not None:
-        return __dsh_math.sqrt(odd / (count - 1))
+        raise __dsh_ValueError('inf or nan encountered in data')
     return __dsh_sqrt_of_fraction(n, d * (count - 1))
 def __dsh_pstdev(data, mu=None):
     kind, n, d, count, odd = __dsh_deviations(data, mu)
     if count < 1:
         raise __dsh_ValueError('pstdev requires at least one data point')
     if odd is not None:
-        return __dsh_math.sqrt(odd / count)
+        raise __dsh_ValueError('inf or nan encountered in data')
     return __dsh_sqrt_of_fraction(n, d * count)
 __dsh_statistics.mean = __dsh_mean
 __dsh_statistics.fmean = __dsh_fmean

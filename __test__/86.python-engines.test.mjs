@@ -115,6 +115,18 @@ const CASES = {
     program: 'import heapq, string, html, secrets\nfrom operator import itemgetter\nfrom contextlib import suppress\nh = []\nfor x in [5, 1, 4, 1, 3]:\n    heapq.heappush(h, x)\nlayout = list(h)\nwith suppress(KeyError):\n    {}["x"]\nrows = sorted([{"a": 2, "b": "x"}, {"a": 1, "b": "y"}], key=itemgetter("a"))\nreturn [layout, heapq.heappop(h), heapq.nlargest(2, [3, 9, 4]), heapq.nlargest(-1, [3]), list(heapq.merge([3, 1], [2])), string.capwords("big  world"), string.punctuation, html.escape("<a href=\'x\'>&</a>"), [r["b"] for r in rows], len(secrets.token_hex(4))]',
     expected: { logs: [], value: [[1, 1, 4, 5, 3], 1, [9, 4], [], [2, 3, 1], 'Big World', '!"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~', '&lt;a href=&#x27;x&#x27;&gt;&amp;&lt;/a&gt;', ['y', 'x'], 8] },
   },
+  'textwrap: wrap, fill, dedent and indent': {
+    program: 'import textwrap\nfrom textwrap import dedent\ntext = "a long line of text that wraps around " * 3\nreturn [textwrap.wrap(text, 30), textwrap.fill("x  y\\tz", width=5, initial_indent="> "), dedent("    a\\n      b\\n    c"), textwrap.indent("a\\n\\nb", "  ")]',
+    expected: { logs: [], value: [['a long line of text that wraps', 'around a long line of text', 'that wraps around a long line', 'of text that wraps around'], '> x\ny\nz', 'a\n  b\nc', '  a\n\n  b'] },
+  },
+  'textwrap of text with hyphens': {
+    program: 'import textwrap\nreturn textwrap.wrap("well-known", 5)',
+    expected: { logs: [], value: ['well-', 'known'] },
+    monty: {
+      why: 'CPython breaks words at hyphens by rules the stand-in does not take: it refuses rather than break them otherwise',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 2, in <module>', '    return textwrap.wrap("well-known", 5)', '           ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~', "NotImplementedError: textwrap of text with hyphens is not supported on engine 'monty' (pass break_on_hyphens=False)") } },
+    },
+  },
   'a task the program does not keep': {
     program: 'import asyncio\nasyncio.create_task(tools.echo("x"))\nawait asyncio.sleep(0.01)\nreturn 2',
     functions: { echo: (args) => args },

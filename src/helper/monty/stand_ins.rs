@@ -11,7 +11,7 @@ use ruff_python_ast::visitor::{Visitor, walk_stmt};
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 16] = [
+pub const PIECES: [(Piece, &str); 17] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -28,6 +28,7 @@ pub const PIECES: [(Piece, &str); 16] = [
   (Piece::Secrets, include_str!("stand_ins/secrets.py")),
   (Piece::Html, include_str!("stand_ins/html.py")),
   (Piece::Contextlib, include_str!("stand_ins/contextlib.py")),
+  (Piece::Textwrap, include_str!("stand_ins/textwrap.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -48,6 +49,7 @@ pub enum Piece {
   Secrets,
   Html,
   Contextlib,
+  Textwrap,
 }
 
 impl Piece {
@@ -74,7 +76,7 @@ pub const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
 
 /// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
 /// as `__dsh_<name>.<attribute> = ...` at the start of a line.
-pub const MODULES: [(&str, Piece); 8] = [
+pub const MODULES: [(&str, Piece); 9] = [
   ("statistics", Piece::Statistics),
   ("uuid", Piece::Uuid),
   ("operator", Piece::Operator),
@@ -83,6 +85,7 @@ pub const MODULES: [(&str, Piece); 8] = [
   ("secrets", Piece::Secrets),
   ("html", Piece::Html),
   ("contextlib", Piece::Contextlib),
+  ("textwrap", Piece::Textwrap),
 ];
 
 fn source_of(piece: Piece) -> &'static str {

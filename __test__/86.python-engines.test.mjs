@@ -127,6 +127,10 @@ const CASES = {
       expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 2, in <module>', '    return textwrap.wrap("well-known", 5)', '           ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~', "NotImplementedError: textwrap of text with hyphens is not supported on engine 'monty' (pass break_on_hyphens=False)") } },
     },
   },
+  'from math import *': {
+    program: 'from math import *\nreturn [floor(e), round(pi, 3), sqrt(16), isclose(tau, 2 * pi)]',
+    expected: { logs: [], value: [2, 3.142, 4.0, true] },
+  },
   'a task the program does not keep': {
     program: 'import asyncio\nasyncio.create_task(tools.echo("x"))\nawait asyncio.sleep(0.01)\nreturn 2',
     functions: { echo: (args) => args },

@@ -108,6 +108,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   if !members.iter().any(|member| mentioned(member))
     && !EXTENSIONS.iter().any(|(module, ..)| mentioned(module))
     && !MODULES.iter().any(|(name, _)| mentioned(name))
+    && !mentioned("import *")
   {
     return unchanged();
   }

@@ -74,6 +74,15 @@ pub const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
   ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),
 ];
 
+/// The public names of Monty's `math` module (1.4.0, which Cargo.toml pins).
+const MATH_NAMES: [&str; 62] = [
+  "pi", "e", "tau", "inf", "nan", "floor", "ceil", "trunc", "sqrt", "isqrt", "cbrt", "pow", "exp", "exp2", "expm1", "log",
+  "log1p", "log2", "log10", "fabs", "isnan", "isinf", "isfinite", "copysign", "isclose", "nextafter", "ulp", "sin", "cos",
+  "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "degrees", "radians",
+  "factorial", "gcd", "lcm", "comb", "perm", "fmod", "remainder", "modf", "frexp", "ldexp", "gamma", "lgamma", "erf",
+  "erfc", "hypot", "dist", "fsum", "prod", "sumprod", "fma",
+];
+
 /// Modules Monty lacks: each a `module` object, `__dsh_<name>`, whose attributes its piece assigns
 /// as `__dsh_<name>.<attribute> = ...` at the start of a line.
 pub const MODULES: [(&str, Piece); 9] = [
@@ -144,6 +153,10 @@ pub fn import_replacement(stmt: &Stmt, pieces: &mut BTreeSet<Piece>) -> Option<S
     }
     Stmt::ImportFrom(from) if from.level == 0 => {
       let module = from.module.as_ref()?.as_str();
+      // Monty takes no `*`: for `math`, the names its module has, spelt out.
+      if module == "math" && from.names.iter().any(|alias| alias.name.as_str() == "*") && from.names.len() == 1 {
+        return Some(format!("from math import {}", MATH_NAMES.join(", ")));
+      }
       if let Some((name, piece)) = MODULES.iter().find(|(name, _)| *name == module) {
         replaced = true;
         pieces.insert(*piece);
@@ -186,6 +199,15 @@ pub fn import_replacement(stmt: &Stmt, pieces: &mut BTreeSet<Piece>) -> Option<S
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn a_star_import_of_math_names_each_of_its_names() {
+    let parsed = ruff_python_parser::parse_module("from math import *").expect("parses");
+    let mut pieces = BTreeSet::new();
+    let replacement = import_replacement(&parsed.syntax().body[0], &mut pieces).expect("replaced");
+    assert!(replacement.starts_with("from math import pi, e, tau, inf, nan, floor, ") && replacement.ends_with(", fma"));
+    assert!(pieces.is_empty());
+  }
 
   #[test]
   fn a_modules_attributes_are_those_its_piece_assigns() {

@@ -9,6 +9,7 @@
 // finding names its seed and index. Exits non-zero on any finding.
 import { Context } from '@deepseek-ai/cordis'
 import PythonCodeRuntime from 'dsh-code-runtime-v8/python'
+import { random } from './fuzz/generate.mjs'
 
 const WALL_MS = 4000
 const GRACE_MS = 1000
@@ -18,17 +19,8 @@ const SETTLE_SLACK_MS = 1500
 const HOST_GROWTH_BYTES = 256 * 2 ** 20
 const KINDS = new Set(['exception', 'timeout', 'invalid-output', 'output-limit', 'worker-exit'])
 
-/** A small deterministic generator (mulberry32) for `seed` and `index`. */
-function randomOf(seed, index) {
-  let state = (seed * 0x9e3779b1 + index * 0x85ebca6b) >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** The hostile fuzzer's generator, for `seed` and `index`. */
+const randomOf = (seed, index) => random((seed * 0x9e3779b1 + index * 0x85ebca6b) >>> 0)
 
 /** Fragments of Python, each a function of a random source to its text. */
 const FRAGMENTS = [

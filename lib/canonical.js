@@ -4,6 +4,8 @@
 // of its whole text: a binding may answer an array nested 100 000 deep, which JSON.stringify and
 // a recursive writer cannot turn into text.
 
+import { exactIntegerText } from './lossless.js'
+
 /** Text is handed to the sink in pieces of about this many characters. */
 const PIECE = 1 << 16
 
@@ -11,28 +13,19 @@ const isObject = (value) => value !== null && typeof value === 'object'
 
 /** A scalar's JSON text; a value JSON has no text for is refused rather than dropped. */
 function scalarText(value) {
-  return scalarTextOf(value, false)
-}
-
-/** `scalarText`, with an integer past 2^53 written as the exact digits of its double (Python's reading). */
-function exactScalarText(value) {
-  return scalarTextOf(value, true)
-}
-
-function scalarTextOf(value, exactIntegers) {
   switch (typeof value) {
     case 'undefined':
     case 'function':
     case 'symbol':
     case 'bigint':
       throw new TypeError(`a ${typeof value} is not JSON`)
-    case 'number':
-      if (exactIntegers && Number.isInteger(value) && !Number.isSafeInteger(value)) return BigInt(value).toString()
-      return JSON.stringify(value)
     default:
       return JSON.stringify(value)
   }
 }
+
+/** `scalarText`, with an integer past 2^53 written as the exact digits of its double (Python's reading). */
+const exactScalarText = (value) => (typeof value === 'number' ? exactIntegerText(value) : scalarText(value))
 
 /**
  * Writes `value`'s canonical JSON to `sink(piece)` in order. Stops early, returning false, once

@@ -29,7 +29,7 @@ function isArrayPrototype(proto) {
 
 /** An integer past 2^53 as the digits of the double it is (`String` rounds them: 2^60 reads
  * `1152921504606847000`), for a reader whose integers are exact (Python). */
-const exactIntegerText = (value) => Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value).toString() : String(value)
+export const exactIntegerText = (value) => Number.isInteger(value) && !Number.isSafeInteger(value) ? BigInt(value).toString() : String(value)
 
 function scalarText(value, exactIntegers) {
   switch (typeof value) {

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { Config, PREFIX, checkConfig } from './lib/config.js'
 import { checkBindings, planBindings } from './lib/bindings.js'
-import { DurableAttempt, checkResolutions, pendingOf, resumption, suspend } from './lib/durable.js'
+import { DurableAttempt, checkResolutions, resumption, suspend } from './lib/durable.js'
 import { HelperPool, HelperRun } from './lib/helpers.js'
 
 export { resumption, suspend }
@@ -110,19 +110,8 @@ async function durable(own, request, { options, journal, resolutions, resuming =
   const settled = await settle(own, request, attempt)
   // What the isolate sent just before it ended (process.exit) may still be on its way.
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve))
-  const completed = !(attempt.suspended && attempt.failure === undefined)
-  // A replay gives its journal back as it was given (re-signed to the same signature).
-  const recorded = replayOnly
-    ? attempt.journal(attempt.base.spentMs, attempt.base.completed)
-    : attempt.journal(settled.usage.busyMs, completed)
   const usage = settled.usage && { ...settled.usage, replayMs: attempt.replayMs }
-  if (!completed) {
-    return { status: 'suspended', journal: recorded, pending: pendingOf(recorded), logs: settled.logs, usage }
-  }
-  const result = attempt.failure === undefined
-    ? present(settled)
-    : { logs: settled.logs, error: { kind: 'exception', message: attempt.failure } }
-  return { status: 'completed', result, journal: recorded, usage }
+  return attempt.outcome(present(settled), replayOnly ? 0 : settled.usage.busyMs, usage)
 }
 
 /**

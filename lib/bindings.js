@@ -82,7 +82,7 @@ function startBinding(namespaces, names, namespaceIndex, nameIndex, argsJson, re
 }
 
 /** `startBinding` with the argument as a value, read by `argument()`. */
-export function startBindingWith(namespaces, names, namespaceIndex, nameIndex, argument, resumption) {
+function startBindingWith(namespaces, names, namespaceIndex, nameIndex, argument, resumption) {
   try {
     const { global, functions } = namespaces[namespaceIndex]
     const name = names[namespaceIndex][nameIndex]

@@ -336,6 +336,19 @@ export class DurableJournal {
     return false
   }
 
+  /**
+   * What the attempt gives once its run settled as `result` (`{ logs, value?, error? }`), having
+   * spent `spentMs`: completed, or suspended with the calls that wait; `usage` as the engine counts it.
+   */
+  outcome(result, spentMs, usage) {
+    const completed = !(this.suspended && this.failure === undefined)
+    // A replay gives its journal back as it was given (re-signed to the same signature).
+    const journal = this.replayOnly ? this.journal(this.base.spentMs, this.base.completed) : this.journal(spentMs, completed)
+    if (!completed) return { status: 'suspended', journal, pending: pendingOf(journal), logs: result.logs, usage }
+    const settled = this.failure === undefined ? result : { logs: result.logs, error: { kind: 'exception', message: this.failure } }
+    return { status: 'completed', result: settled, journal, usage }
+  }
+
   /** The journal as it stands after this attempt, which spent `spentMs` and `completed` or not. */
   journal(spentMs, completed) {
     const body = { ...this.base, events: this.events, spentMs, completed }

@@ -6,9 +6,8 @@
 // recorded as it is sent; on replay, the journal's lines are sent again in their order, each
 // once the calls recorded before it have been made again.
 import { performance } from 'node:perf_hooks'
-import { invokeBindingWith } from '../bindings.js'
 import { canonicalText } from '../canonical.js'
-import { DurableJournal, Suspension, describeEvent, divergence, pendingOf, sha256 } from '../durable.js'
+import { DurableJournal, Suspension, describeEvent, divergence, sha256 } from '../durable.js'
 import { losslessJsonText } from '../lossless.js'
 
 /** setTimeout's longest delay. */
@@ -114,12 +113,7 @@ export class MontyDurableAttempt extends DurableJournal {
   /** Calls call `id`'s binding: `resumption` for a call resumed with the caller's resolution. */
   #invoke(id, resumption) {
     const { global, name, argsText } = this.calls.get(id)
-    const { bindings } = this.request
-    const namespaceIndex = bindings.findIndex((namespace) => namespace.global === global)
-    const names = this.run.names
-    const nameIndex = namespaceIndex === -1 ? -1 : names[namespaceIndex].indexOf(name)
-    if (nameIndex === -1) return this.#answered(id, { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` })
-    const outcome = invokeBindingWith(bindings, names, namespaceIndex, nameIndex, () => JSON.parse(argsText), resumption)
+    const outcome = this.run.invoke(global, name, () => JSON.parse(argsText), resumption)
     if ('failure' in outcome) this.#answered(id, outcome)
     else outcome.then((settled) => this.#answered(id, settled), (error) => this.stop(`a binding's answer could not be journaled: ${error?.message}`))
   }
@@ -272,17 +266,4 @@ export class MontyDurableAttempt extends DurableJournal {
     this.end()
     this.run.stop('suspended', 'the run waits for approval')
   }
-}
-
-/** What a durable attempt of a Python run gives: completed or suspended, as the V8 runtime's. */
-export function durableOutcome(attempt, result, wallMs) {
-  const completed = !(attempt.suspended && attempt.failure === undefined)
-  // A replay gives its journal back as it was given (re-signed to the same signature).
-  const journal = attempt.replayOnly
-    ? attempt.journal(attempt.base.spentMs, attempt.base.completed)
-    : attempt.journal(wallMs, completed)
-  const usage = { wallMs, replayMs: attempt.replayMs }
-  if (!completed) return { status: 'suspended', journal, pending: pendingOf(journal), logs: result.logs, usage }
-  const settled = attempt.failure === undefined ? result : { logs: result.logs, error: { kind: 'exception', message: attempt.failure } }
-  return { status: 'completed', result: settled, journal, usage }
 }

@@ -9,14 +9,14 @@ import { createRequire } from 'node:module'
 import { availableParallelism, constants } from 'node:os'
 import { CodeRuntime } from '@deepseek-ai/dsh-code-runtime'
 import { PREFIX } from '../config.js'
-import { checkBindings, describeFailure, startBindingWith } from '../bindings.js'
+import { checkBindings, describeFailure, invokeBindingWith } from '../bindings.js'
 import { checkResolutions } from '../durable.js'
 import { HANDOVERS } from '../exits.js'
 import { PROTOCOL } from '../helper_wire.js'
 import { losslessJsonText, losslessJsonTextInTurns } from '../lossless.js'
 import { readFrame } from './channel.js'
 import { PythonConfig, checkPythonConfig } from './config.js'
-import { MontyDurableAttempt, durableOutcome } from './durable.js'
+import { MontyDurableAttempt } from './durable.js'
 import { BOOTSTRAP, examineInterpreter } from './interpreter.js'
 import { ProcessPool } from './processes.js'
 
@@ -192,29 +192,27 @@ class PythonRun {
       release()
     }
     const fail = (message) => reply(`{"type":"reply","id":${id},"ok":false,"message":${JSON.stringify(message)}}`)
+    const answer = (outcome) => {
+      if ('failure' in outcome) return fail(outcome.failure)
+      losslessJsonTextInTurns(outcome.value, () => this.settled, (json) => {
+        if (json === undefined) fail('binding resolution must be lossless JSON')
+        else reply(`{"type":"reply","id":${id},"ok":true,"value":${json}}`)
+      }, (error) => fail(describeFailure(error)), { exactIntegers: true })
+    }
+    const outcome = this.invoke(global, name, () => args)
+    if ('failure' in outcome) answer(outcome)
+    else outcome.then(answer)
+  }
+
+  /**
+   * Calls binding `global.name` with `argument()`: `{ failure }` when it cannot start, or a promise
+   * of `{ value }` or `{ failure }` as it settles. `resumption` is a durable run's resumed call's.
+   */
+  invoke(global, name, argument, resumption) {
     const namespaceIndex = this.bindings.findIndex((namespace) => namespace.global === global)
     const nameIndex = namespaceIndex === -1 ? -1 : this.names[namespaceIndex].indexOf(name)
-    if (nameIndex === -1) {
-      fail(`unknown binding ${JSON.stringify(`${global}.${name}`)}`)
-      return
-    }
-    const started = startBindingWith(this.bindings, this.names, namespaceIndex, nameIndex, () => args)
-    if ('failure' in started) {
-      fail(started.failure)
-      return
-    }
-    const encode = (resolved) => losslessJsonTextInTurns(resolved, () => this.settled, (json) => {
-      if (json === undefined) fail('binding resolution must be lossless JSON')
-      else reply(`{"type":"reply","id":${id},"ok":true,"value":${json}}`)
-    }, (error) => fail(describeFailure(error)), { exactIntegers: true })
-    let settled
-    try {
-      settled = Promise.resolve(started.returned)
-    } catch (error) {
-      fail(describeFailure(error))
-      return
-    }
-    settled.then(encode, (error) => fail(describeFailure(error)))
+    if (nameIndex === -1) return { failure: `unknown binding ${JSON.stringify(`${global}.${name}`)}` }
+    return invokeBindingWith(this.bindings, this.names, namespaceIndex, nameIndex, argument, resumption)
   }
 
   #hasRoom() {
@@ -357,7 +355,8 @@ async function durable(own, request, { options, journal, resolutions, resuming =
   if (resuming) attempt.resolutions = checkResolutions(attempt.base, resolutions)
   const started = performance.now()
   const result = await execute(own, request, attempt)
-  return durableOutcome(attempt, result, performance.now() - started)
+  const wallMs = performance.now() - started
+  return attempt.outcome(result, wallMs, { wallMs, replayMs: attempt.replayMs })
 }
 
 /**

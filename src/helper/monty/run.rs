@@ -308,9 +308,8 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
     names.push(raw_name(index));
     inputs.push(module);
   }
-  let Shimmed { source: code, prelude_lines } = shim(&request.program, &request.namespaces);
-  let shown = code.clone();
-  let raised = |error: &MontyException| exception(error, prelude_lines, &request.program, &shown);
+  let Shimmed { source: code, prelude_lines, rewritten } = shim(&request.program, &request.namespaces);
+  let raised = |error: &MontyException| exception(error, prelude_lines, &request.program, rewritten.as_deref());
   // A failed `assert` says what CPython's says, not Monty's pytest-style account of its operands.
   let options = CompileOptions { assert_message_annotations: AssertMessageAnnotations::Off, ..CompileOptions::default() };
   let runner = match MontyRun::new(code, PROGRAM, names, options) {
@@ -384,9 +383,8 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
             results.push(inbox.stash.remove(at));
             continue;
           }
-          let until = if world.is_durable() {
-            send(&format!(r#"{{"type":"wait","taken":{}}}"#, inbox.taken));
-            None
+          let settles = if world.is_durable() {
+            inbox.take_waiting(channel, &mut world)
           } else {
             // A sleep whose time has come settles first; otherwise the host's next reply, waited
             // for until the next sleep ends.
@@ -398,9 +396,9 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
               results.push((call_id, ExtFunctionResult::Return(MontyObject::none())));
               continue;
             }
-            sleeps.first().map(|(deadline, _)| *deadline)
+            inbox.take(channel, &mut world, sleeps.first().map(|(deadline, _)| *deadline))
           };
-          if let Some(Settles::Call(call_id, result)) = inbox.take(channel, &mut world, until) {
+          if let Some(Settles::Call(call_id, result)) = settles {
             if wanted.contains(&call_id) {
               results.push((call_id, result));
             } else {
@@ -419,9 +417,7 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
               // The host's to end: what comes meanwhile waits for the program's next await.
               let timer = inbox.sleep(&world, *delay, None);
               loop {
-                // The program waits: the host may find it waiting for what its journal lacks.
-                send(&format!(r#"{{"type":"wait","taken":{}}}"#, inbox.taken));
-                match inbox.take(channel, &mut world, None) {
+                match inbox.take_waiting(channel, &mut world) {
                   Some(Settles::Sleep(over)) if over == timer => break,
                   Some(Settles::Call(call_id, result)) => inbox.stash.push((call_id, result)),
                   _ => {}
@@ -499,6 +495,13 @@ impl Inbox {
     self.next_timer
   }
 
+  /// A durable run's next line, once the program waits for it: the host is told how many lines
+  /// were taken, and so may find the program waiting for what its journal lacks.
+  fn take_waiting(&mut self, channel: &mut Channel, world: &mut World) -> Option<Settles> {
+    send(&format!(r#"{{"type":"wait","taken":{}}}"#, self.taken));
+    self.take(channel, world, None)
+  }
+
   /// The host's next line, and what it settles; `None` once `until` has passed with none. A
   /// durable run's clock moves to the line's time.
   fn take(&mut self, channel: &mut Channel, world: &mut World, until: Option<Instant>) -> Option<Settles> {
@@ -528,11 +531,12 @@ impl Inbox {
 
 /// The `done` frame of a program that raised `error`: the frames of the program's own lines, less
 /// the `prelude` lines before them (the prelude's frames are the runtime's, and left out). A line
-/// the shim rewrote (`source`, as Monty ran it) is shown as the program wrote it (`program`), with
-/// no marker under it, whose columns were the rewritten line's.
-fn exception(error: &MontyException, prelude: u32, program: &str, source: &str) -> String {
+/// the shim rewrote (`rewritten`, the program as Monty ran it, when the shim changed it) is shown
+/// as the program wrote it (`program`), with no marker under it, whose columns were the rewritten
+/// line's.
+fn exception(error: &MontyException, prelude: u32, program: &str, rewritten: Option<&str>) -> String {
   let written: Vec<&str> = program.lines().collect();
-  let ran: Vec<&str> = source.lines().skip(prelude as usize).collect();
+  let ran: Vec<&str> = rewritten.map(|text| text.lines().collect()).unwrap_or_default();
   let frames = error
     .traceback()
     .iter()

@@ -17,7 +17,7 @@
 use std::collections::BTreeSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Expr, ExprAttribute, ExprContext, Stmt};
+use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
 use super::stand_ins::{EXTENSIONS, MODULES, PIECES, Piece, import_replacement, module_names};
@@ -36,10 +36,12 @@ pub fn raw_name(index: usize) -> String {
   format!("__dsh_raw_{index}")
 }
 
-/// The program as Monty runs it, and how many lines come before the program's own.
+/// The program as Monty runs it, how many lines come before the program's own, and the program as
+/// rewritten, when the shim changed it.
 pub struct Shimmed {
   pub source: String,
   pub prelude_lines: u32,
+  pub rewritten: Option<String>,
 }
 
 
@@ -88,12 +90,13 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
     ));
   }
   let prelude_lines = prelude.lines().count() as u32;
-  Shimmed { source: format!("{prelude}{rewritten}\nreturn None\n"), prelude_lines }
+  let source = format!("{prelude}{}\nreturn None\n", rewritten.as_deref().unwrap_or(program));
+  Shimmed { source, prelude_lines, rewritten }
 }
 
-/// The program as the prelude serves it, and the pieces of the prelude it uses.
+/// The program as the prelude serves it (`None`: as it is), and the pieces of the prelude it uses.
 struct Rewritten {
-  source: String,
+  source: Option<String>,
   pieces: BTreeSet<Piece>,
 }
 
@@ -103,7 +106,7 @@ struct Rewritten {
 /// provided module or stand-in made assignments; as it is when it does not parse, or nests past
 /// what Monty's parser takes (Monty then refuses it in its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
-  let unchanged = || Rewritten { source: program.to_owned(), pieces: Default::default() };
+  let unchanged = || Rewritten { source: None, pieces: Default::default() };
   let mentioned = |name: &str| program.contains(name);
   if !members.iter().any(|member| mentioned(member))
     && !EXTENSIONS.iter().any(|(module, ..)| mentioned(module))
@@ -127,15 +130,30 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     replaced: Vec<(usize, usize, String)>,
     pieces: BTreeSet<Piece>,
   }
-  impl Found<'_> {
+  impl<'a> Found<'_> {
+    /// The module of `EXTENSIONS` that `value` names, under the name the program imported it as.
+    fn module_of(&self, value: &Expr) -> Option<&'static str> {
+      let Expr::Name(module) = value else { return None };
+      Some(self.modules.iter().find(|(bound, _)| bound == module.id.as_str())?.1)
+    }
+
     /// The stand-in for `read`, when it reads a name a module of `EXTENSIONS` lacks.
     fn extension(&self, read: &ExprAttribute) -> Option<(&'static str, Piece)> {
-      let Expr::Name(module) = &*read.value else { return None };
-      let module = self.modules.iter().find(|(bound, _)| bound == module.id.as_str())?.1;
+      let module = self.module_of(&read.value)?;
       EXTENSIONS
         .iter()
         .find(|(of, name, ..)| *of == module && *name == read.attr.id.as_str())
         .map(|(_, _, stand_in, piece)| (*stand_in, *piece))
+    }
+
+    /// Walks a call's arguments, whose callee is replaced.
+    fn visit_arguments(&mut self, arguments: &'a Arguments) {
+      for argument in &arguments.args {
+        self.visit_expr(argument);
+      }
+      for keyword in &arguments.keywords {
+        self.visit_expr(&keyword.value);
+      }
     }
   }
   impl<'a> Visitor<'a> for Found<'_> {
@@ -153,9 +171,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
       {
         self.pieces.insert(Piece::Task);
         self.replaced.push((callee.start().to_usize(), callee.end().to_usize(), "__dsh_task_unkept".to_owned()));
-        for argument in &call.arguments.args {
-          self.visit_expr(argument);
-        }
+        self.visit_arguments(&call.arguments);
         return;
       }
       walk_stmt(self, stmt);
@@ -172,18 +188,13 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
           }
         }
         Expr::Call(call)
-          if matches!(&*call.func, Expr::Attribute(callee) if matches!(&*callee.value, Expr::Name(module) if self.modules.iter().any(|(bound, of)| bound == module.id.as_str() && *of == "asyncio")) && callee.attr.id.as_str() == "gather")
+          if matches!(&*call.func, Expr::Attribute(callee) if self.module_of(&callee.value) == Some("asyncio") && callee.attr.id.as_str() == "gather")
             && call.arguments.keywords.iter().any(|keyword| keyword.arg.as_ref().is_some_and(|arg| arg.as_str() == "return_exceptions")) =>
         {
           self.pieces.insert(Piece::Gather);
           self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), "__dsh_gather".to_owned()));
           // The callee is a read of `asyncio`, and its arguments are the program's.
-          for argument in &call.arguments.args {
-            self.visit_expr(argument);
-          }
-          for keyword in &call.arguments.keywords {
-            self.visit_expr(&keyword.value);
-          }
+          self.visit_arguments(&call.arguments);
           return;
         }
         _ => {}
@@ -207,12 +218,15 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     let lines = program[start..end].matches('\n').count();
     edits.push((start, end, format!("{replacement}{}", " \\\n".repeat(lines))));
   }
+  if edits.is_empty() {
+    return Rewritten { source: None, pieces: found.pieces };
+  }
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
   for (from, to, text) in edits {
     source.replace_range(from..to, &text);
   }
-  Rewritten { source, pieces: found.pieces }
+  Rewritten { source: Some(source), pieces: found.pieces }
 }
 
 #[cfg(test)]
@@ -220,7 +234,7 @@ mod tests {
   use super::*;
 
   fn rewrite_member_reads(program: &str, members: &[&str]) -> String {
-    rewrite(program, members).source
+    rewrite(program, members).source.unwrap_or_else(|| program.to_owned())
   }
 
   #[test]
@@ -230,15 +244,15 @@ mod tests {
       &[],
     );
     assert_eq!(
-      rewritten.source,
-      "import asyncio, dataclasses as dc\nfrom dataclasses import dataclass; ad = __dsh_asdict\nt = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)\nfor x in __dsh_as_completed([t]):\n    __dsh_fields(x)"
+      rewritten.source.as_deref(),
+      Some("import asyncio, dataclasses as dc\nfrom dataclasses import dataclass; ad = __dsh_asdict\nt = __dsh_task(f())\nu = __dsh_task(g())\nr = await __dsh_gather(t, u, return_exceptions=True)\nasyncio.gather(t)\nfor x in __dsh_as_completed([t]):\n    __dsh_fields(x)")
     );
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Task, Piece::Gather, Piece::AsCompleted, Piece::Dataclasses]);
     let unkept = rewrite("import asyncio\nasyncio.create_task(f(1))\nawait asyncio.create_task(f(2))", &[]);
-    assert_eq!(unkept.source, "import asyncio\n__dsh_task_unkept(f(1))\nawait __dsh_task(f(2))");
+    assert_eq!(unkept.source.as_deref(), Some("import asyncio\n__dsh_task_unkept(f(1))\nawait __dsh_task(f(2))"));
     // A name the program binds otherwise is its own.
     let untouched = rewrite("import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())", &[]);
-    assert_eq!(untouched.source, "import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())");
+    assert_eq!(untouched.source, None);
     assert!(untouched.pieces.is_empty());
   }
 
@@ -249,8 +263,8 @@ mod tests {
       &[],
     );
     assert_eq!(
-      rewritten.source,
-      "import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\") \\\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n"
+      rewritten.source.as_deref(),
+      Some("import json; st = __dsh_statistics\nmean = __dsh_statistics.mean; m = __dsh_statistics.median; raise __dsh_ImportError(\"cannot import name 'nope' from 'statistics' (unknown location)\") \\\n\nimport math\ndef f():\n    statistics = __dsh_statistics\n")
     );
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Statistics]);
   }

@@ -81,13 +81,19 @@ def __dsh_sqrt_of_fraction(n, m):
     if q >= 0:
         return __dsh_divide(__dsh_sqrt_rto(n, m << 2 * q) << q, 1)
     return __dsh_divide(__dsh_sqrt_rto(n << -2 * q, m), 1 << -q)
+def __dsh_quotient(kind, n, d, odd, divisor):
+    if odd is not None:
+        return odd / divisor
+    return __dsh_convert(n, d * divisor, kind)
+def __dsh_root(n, d, odd, divisor):
+    if odd is not None:
+        raise __dsh_ValueError('inf or nan encountered in data')
+    return __dsh_sqrt_of_fraction(n, d * divisor)
 def __dsh_mean(data):
     kind, n, d, _, _, count, odd = __dsh_sum(data, False)
     if count < 1:
         raise __dsh_ValueError('mean requires at least one data point')
-    if odd is not None:
-        return odd / count
-    return __dsh_convert(n, d * count, kind)
+    return __dsh_quotient(kind, n, d, odd, count)
 def __dsh_fmean(data, weights=None):
     data = __dsh_list(data)
     if weights is None:
@@ -136,30 +142,22 @@ def __dsh_variance(data, xbar=None):
     kind, n, d, count, odd = __dsh_deviations(data, xbar)
     if count < 2:
         raise __dsh_ValueError('variance requires at least two data points')
-    if odd is not None:
-        return odd / (count - 1)
-    return __dsh_convert(n, d * (count - 1), kind)
+    return __dsh_quotient(kind, n, d, odd, count - 1)
 def __dsh_pvariance(data, mu=None):
     kind, n, d, count, odd = __dsh_deviations(data, mu)
     if count < 1:
         raise __dsh_ValueError('pvariance requires at least one data point')
-    if odd is not None:
-        return odd / count
-    return __dsh_convert(n, d * count, kind)
+    return __dsh_quotient(kind, n, d, odd, count)
 def __dsh_stdev(data, xbar=None):
     kind, n, d, count, odd = __dsh_deviations(data, xbar)
     if count < 2:
         raise __dsh_ValueError('stdev requires at least two data points')
-    if odd is not None:
-        raise __dsh_ValueError('inf or nan encountered in data')
-    return __dsh_sqrt_of_fraction(n, d * (count - 1))
+    return __dsh_root(n, d, odd, count - 1)
 def __dsh_pstdev(data, mu=None):
     kind, n, d, count, odd = __dsh_deviations(data, mu)
     if count < 1:
         raise __dsh_ValueError('pstdev requires at least one data point')
-    if odd is not None:
-        raise __dsh_ValueError('inf or nan encountered in data')
-    return __dsh_sqrt_of_fraction(n, d * count)
+    return __dsh_root(n, d, odd, count)
 __dsh_statistics.mean = __dsh_mean
 __dsh_statistics.fmean = __dsh_fmean
 __dsh_statistics.median = __dsh_median

@@ -274,6 +274,7 @@ fn inbound(line: &str) -> Result<Inbound, String> {
 
 /// Runs the run the host sends on the channel, then ends the process; never returns.
 pub fn run(address_space_bytes: u64) -> ! {
+  warm();
   let mut channel = Channel { buffer: Vec::new() };
   let line = channel.line(None).unwrap_or_default();
   // Before anything of the run: a process that ends before saying so ran none of it.
@@ -290,6 +291,19 @@ pub fn run(address_space_bytes: u64) -> ! {
   log.finish();
   settle(&outcome)
 }
+
+/// Runs what a run runs, on a constant program of ours, while the process waits for its own: the
+/// pages a run writes (its allocator's, Monty's lazily made state, the symbols it resolves) are
+/// copied from the zygote now, not during the run (a `return 1` took about 0.25 ms less).
+fn warm() {
+  let Shimmed { source, .. } = shim(WARM, &[]);
+  let Ok(runner) = MontyRun::new(source, PROGRAM, Vec::new(), CompileOptions::default()) else { return };
+  if let Ok(RunProgress::Complete(value)) = runner.start(Vec::new(), ResourceTracker::new(ResourceLimits::default()), PrintWriter::Disabled) {
+    done(&value, usize::MAX);
+  }
+}
+
+const WARM: &str = r#"return [1, "a", {"b": None}]"#;
 
 /// The frame that settles the run: its value, or why it has none.
 fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_space_bytes: u64) -> String {

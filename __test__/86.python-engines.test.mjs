@@ -140,6 +140,15 @@ const CASES = {
       expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 2, in <module>', '    asyncio.create_task(tools.echo("x"))', "NotImplementedError: a task of asyncio.create_task that the program does not keep is not supported on engine 'monty': its work would start only when it is awaited") } },
     },
   },
+  'a class whose special method decides a truth test': {
+    program: 'print(await tools.echo("first"))\nclass Basket:\n    def __init__(self): self.items = []\n    def __len__(self): return len(self.items)\nreturn "full" if Basket() else "empty"',
+    functions: { echo: (args) => args },
+    expected: { logs: ['first'], value: 'empty' },
+    monty: {
+      why: 'Monty never calls __len__ (an object is true in a truth test whatever its length): the program is refused before it starts, so no binding is called',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 4, in <module>', '    def __len__(self): return len(self.items)', "NotImplementedError: Monty does not support the special method '__len__' (class 'Basket' defines it)") } },
+    },
+  },
   'statistics.stdev of data with an infinity fails': {
     program: 'import statistics\ntry:\n    statistics.stdev([1.0, float("inf")])\nexcept Exception as e:\n    return type(e).__name__',
     expected: { logs: [], value: 'AttributeError' },

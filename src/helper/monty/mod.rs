@@ -6,6 +6,7 @@
 //! programs or processes, no signals), then runs the ONE program the host sends it on Monty
 //! (`run`) and exits. The zygote never runs a program.
 
+mod refusals;
 mod run;
 mod shim;
 mod stand_ins;

@@ -24,6 +24,7 @@ use monty_types::{
 };
 use serde_json::Value;
 
+use super::refusals::refused;
 use super::shim::{Namespace, Shimmed, raw_name, shim};
 use super::values::{Refused, decode, encode, encode_into, quote};
 use super::world::{Journaled, World};
@@ -321,6 +322,9 @@ fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_
     let module = MontyObject::module(namespace.global.clone(), MontyUuid::from_u128(index as u128 + 1), attrs.collect::<Vec<_>>());
     names.push(raw_name(index));
     inputs.push(module);
+  }
+  if let Some(error) = refused(&request.program, PROGRAM) {
+    return exception(&error, 0, &request.program, None);
   }
   let Shimmed { source: code, prelude_lines, rewritten } = shim(&request.program, &request.namespaces);
   let raised = |error: &MontyException| exception(error, prelude_lines, &request.program, rewritten.as_deref());

@@ -140,6 +140,10 @@ const CASES = {
       expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 2, in <module>', '    asyncio.create_task(tools.echo("x"))', "NotImplementedError: a task of asyncio.create_task that the program does not keep is not supported on engine 'monty': its work would start only when it is awaited") } },
     },
   },
+  'str methods read from the type, and re.sub with a function': {
+    program: 'import re\nfrom re import subn\nwords = ["banana", "Apple", "cherry"]\ntry:\n    str.lower(5)\nexcept TypeError as e:\n    refused = str(e)\ndef bump(m):\n    return str(int(m.group(1)) + 1)\nreturn [sorted(words, key=str.lower), list(map(str.strip, [" a ", "b "])), str.join(",", words), refused, re.sub(r"(\\d+)", bump, "v1.9"), re.sub("a", lambda m: None, "banana", 2), subn(r"\\d", lambda m: "#", "a1b2c3", 2), subn(r"\\d", "#", "a1b2")]',
+    expected: { logs: [], value: [['Apple', 'banana', 'cherry'], ['a', 'b'], 'banana,Apple,cherry', "descriptor 'lower' for 'str' objects doesn't apply to a 'int' object", 'v2.10', 'bnna', ['a#b#c3', 2], ['a#b#', 2]] },
+  },
   'a class whose special method decides a truth test': {
     program: 'print(await tools.echo("first"))\nclass Basket:\n    def __init__(self): self.items = []\n    def __len__(self): return len(self.items)\nreturn "full" if Basket() else "empty"',
     functions: { echo: (args) => args },

@@ -20,7 +20,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
-use super::stand_ins::{EXTENSIONS, MODULES, PIECES, Piece, import_replacement, module_names};
+use super::stand_ins::{EXTENSIONS, MODULES, PIECES, Piece, STR_METHODS, binds, import_replacement, module_names};
 use super::values::quote;
 
 /// One namespace of the run's request.
@@ -112,6 +112,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     && !EXTENSIONS.iter().any(|(module, ..)| mentioned(module))
     && !MODULES.iter().any(|(name, _)| mentioned(name))
     && !mentioned("import *")
+    && !mentioned("str.")
   {
     return unchanged();
   }
@@ -124,6 +125,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   struct Found<'m> {
     members: &'m [&'m str],
     modules: Vec<(String, &'static str)>,
+    /// Whether `str` is the built-in type, which the program does not bind.
+    builtin_str: bool,
     /// Member reads: (where the read starts, where its value ends, where it ends, the member).
     reads: Vec<(usize, usize, usize, &'m str)>,
     /// Spans to replace, and what replaces them.
@@ -185,6 +188,15 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
           } else if let Some((stand_in, piece)) = self.extension(read) {
             self.pieces.insert(piece);
             self.replaced.push((read.start().to_usize(), read.end().to_usize(), stand_in.to_owned()));
+          } else if let Expr::Name(of) = &*read.value
+            && of.id.as_str() == "str"
+            && self.builtin_str
+            && let Some(method) = STR_METHODS.iter().find(|method| **method == read.attr.id.as_str())
+          {
+            self.pieces.insert(Piece::StrMethod);
+            let call = format!("lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.{method}(*__dsh_args, **__dsh_kwargs)");
+            self.replaced.push((read.start().to_usize(), read.end().to_usize(), format!("__dsh_str_method(\"{method}\", {call})")));
+            return;
           }
         }
         Expr::Call(call)
@@ -203,7 +215,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     }
   }
   let body = &parsed.syntax().body;
-  let mut found = Found { members, modules: module_names(body), reads: Vec::new(), replaced: Vec::new(), pieces: Default::default() };
+  let builtin_str = mentioned("str.") && !binds(body, "str");
+  let mut found = Found { members, modules: module_names(body), builtin_str, reads: Vec::new(), replaced: Vec::new(), pieces: Default::default() };
   found.visit_body(body);
   // Edits from the end, so that each one's offsets still hold; an inner read starts where its
   // outer one does, and is found after it. A replaced span holds no other edit.
@@ -254,6 +267,19 @@ mod tests {
     let untouched = rewrite("import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())", &[]);
     assert_eq!(untouched.source, None);
     assert!(untouched.pieces.is_empty());
+  }
+
+  #[test]
+  fn reads_of_str_methods_from_the_type_become_functions_unless_the_program_binds_str() {
+    let rewritten = rewrite("words.sort(key=str.lower)\nx = str.nope\ny = 'str.lower'", &[]);
+    assert_eq!(
+      rewritten.source.as_deref(),
+      Some("words.sort(key=__dsh_str_method(\"lower\", lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.lower(*__dsh_args, **__dsh_kwargs)))\nx = str.nope\ny = 'str.lower'")
+    );
+    assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::StrMethod]);
+    for binding in ["str = bytes", "def f(str): pass", "import os as str", "for str in []: pass", "try:\n  pass\nexcept E as str:\n  pass", "class str: pass", "match x:\n  case [*str]: pass"] {
+      assert_eq!(rewrite(&format!("{binding}\nreturn str.lower('A')"), &[]).source, None, "{binding}");
+    }
   }
 
   #[test]

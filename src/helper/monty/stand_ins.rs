@@ -5,13 +5,13 @@
 
 use std::collections::BTreeSet;
 
-use ruff_python_ast::Stmt;
-use ruff_python_ast::visitor::{Visitor, walk_stmt};
+use ruff_python_ast::visitor::{Visitor, walk_except_handler, walk_expr, walk_parameter, walk_pattern, walk_stmt};
+use ruff_python_ast::{Alias, ExceptHandler, Expr, ExprContext, Parameter, Pattern, Stmt};
 
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 17] = [
+pub const PIECES: [(Piece, &str); 19] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -29,6 +29,8 @@ pub const PIECES: [(Piece, &str); 17] = [
   (Piece::Html, include_str!("stand_ins/html.py")),
   (Piece::Contextlib, include_str!("stand_ins/contextlib.py")),
   (Piece::Textwrap, include_str!("stand_ins/textwrap.py")),
+  (Piece::Re, include_str!("stand_ins/re.py")),
+  (Piece::StrMethod, include_str!("stand_ins/str_method.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -50,13 +52,15 @@ pub enum Piece {
   Html,
   Contextlib,
   Textwrap,
+  Re,
+  StrMethod,
 }
 
 impl Piece {
   /// The pieces this one uses.
   pub fn uses(self) -> &'static [Piece] {
     match self {
-      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module => &[],
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod => &[],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
       // Each of the rest is a module.
       _ => &[Piece::Module],
@@ -64,14 +68,27 @@ impl Piece {
   }
 }
 
-/// Names a module of Monty's lacks: the module, the name, and the stand-in's name and piece.
-pub const EXTENSIONS: [(&str, &str, &str, Piece); 6] = [
+/// Names a module of Monty's lacks, or has in part (Monty's `re.sub` takes no function): the module,
+/// the name, and the stand-in's name and piece.
+pub const EXTENSIONS: [(&str, &str, &str, Piece); 8] = [
   ("asyncio", "create_task", "__dsh_task", Piece::Task),
   ("asyncio", "ensure_future", "__dsh_task", Piece::Task),
   ("asyncio", "as_completed", "__dsh_as_completed", Piece::AsCompleted),
   ("dataclasses", "asdict", "__dsh_asdict", Piece::Dataclasses),
   ("dataclasses", "astuple", "__dsh_astuple", Piece::Dataclasses),
   ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),
+  ("re", "sub", "__dsh_re_sub", Piece::Re),
+  ("re", "subn", "__dsh_re_subn", Piece::Re),
+];
+
+/// The methods of Monty's `str` (1.4.0), which its type does not give as functions (`str.lower`):
+/// each read of one from the type is made a function of the `StrMethod` piece.
+pub const STR_METHODS: [&str; 44] = [
+  "capitalize", "casefold", "center", "count", "encode", "endswith", "expandtabs", "find", "format", "index", "isalnum",
+  "isalpha", "isascii", "isdecimal", "isdigit", "isidentifier", "islower", "isnumeric", "isprintable", "isspace", "istitle",
+  "isupper", "join", "ljust", "lower", "lstrip", "partition", "removeprefix", "removesuffix", "replace", "rfind", "rindex",
+  "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines", "startswith", "strip", "swapcase", "title", "upper",
+  "zfill",
 ];
 
 /// The public names of Monty's `math` module (1.4.0, which Cargo.toml pins).
@@ -126,6 +143,60 @@ pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
   let mut imports = Imports::default();
   imports.visit_body(body);
   imports.0
+}
+
+/// Whether the program binds `name` anywhere (an assignment, a parameter, a definition, an import,
+/// a handler's name, a pattern's capture), so that it is not the built-in of that name.
+pub fn binds(body: &[Stmt], name: &str) -> bool {
+  struct Binds<'n> {
+    name: &'n str,
+    found: bool,
+  }
+  impl<'a> Visitor<'a> for Binds<'_> {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+      match stmt {
+        Stmt::FunctionDef(function) if function.name.as_str() == self.name => self.found = true,
+        Stmt::ClassDef(class) if class.name.as_str() == self.name => self.found = true,
+        _ => {}
+      }
+      walk_stmt(self, stmt);
+    }
+    fn visit_expr(&mut self, expr: &'a Expr) {
+      if let Expr::Name(bound) = expr
+        && bound.ctx != ExprContext::Load
+        && bound.id.as_str() == self.name
+      {
+        self.found = true;
+      }
+      walk_expr(self, expr);
+    }
+    fn visit_parameter(&mut self, parameter: &'a Parameter) {
+      self.found |= parameter.name.as_str() == self.name;
+      walk_parameter(self, parameter);
+    }
+    fn visit_alias(&mut self, alias: &'a Alias) {
+      let bound = alias.asname.as_ref().unwrap_or(&alias.name);
+      self.found |= bound.as_str() == self.name;
+    }
+    fn visit_except_handler(&mut self, handler: &'a ExceptHandler) {
+      let ExceptHandler::ExceptHandler(handler_) = handler;
+      self.found |= handler_.name.as_ref().is_some_and(|bound| bound.as_str() == self.name);
+      walk_except_handler(self, handler);
+    }
+    fn visit_pattern(&mut self, pattern: &'a Pattern) {
+      let captured = match pattern {
+        Pattern::MatchAs(capture) => capture.name.as_ref(),
+        Pattern::MatchStar(star) => star.name.as_ref(),
+        Pattern::MatchMapping(mapping) => mapping.rest.as_ref(),
+        _ => None,
+      };
+      self.found |= captured.is_some_and(|bound| bound.as_str() == self.name);
+      walk_pattern(self, pattern);
+    }
+  }
+  let mut binds = Binds { name, found: false };
+  binds.visit_body(body);
+  binds.found
 }
 
 /// What an import becomes when it names a module the runtime provides or a name a stand-in gives:

@@ -144,6 +144,10 @@ const CASES = {
     program: 'import re\nfrom re import subn\nwords = ["banana", "Apple", "cherry"]\ntry:\n    str.lower(5)\nexcept TypeError as e:\n    refused = str(e)\ndef bump(m):\n    return str(int(m.group(1)) + 1)\nreturn [sorted(words, key=str.lower), list(map(str.strip, [" a ", "b "])), str.join(",", words), refused, re.sub(r"(\\d+)", bump, "v1.9"), re.sub("a", lambda m: None, "banana", 2), subn(r"\\d", lambda m: "#", "a1b2c3", 2), subn(r"\\d", "#", "a1b2")]',
     expected: { logs: [], value: [['Apple', 'banana', 'cherry'], ['a', 'b'], 'banana,Apple,cherry', "descriptor 'lower' for 'str' objects doesn't apply to a 'int' object", 'v2.10', 'bnna', ['a#b#c3', 2], ['a#b#', 2]] },
   },
+  'json.dumps with a default, in the order CPython meets the values': {
+    program: 'import json\nfrom datetime import date\nseen = []\ndef note(o):\n    seen.append(str(o))\n    return str(o)\nlooped = []\nlooped.append(looped)\ntry:\n    json.dumps(looped, default=str)\nexcept ValueError as e:\n    circular = str(e)\nreturn [json.dumps({"z": date(2026, 1, 3), "a": [date(2026, 1, 1), (1, None)]}, default=note, sort_keys=True), seen, circular]',
+    expected: { logs: [], value: ['{"a": ["2026-01-01", [1, null]], "z": "2026-01-03"}', ['2026-01-01', '2026-01-03'], 'Circular reference detected'] },
+  },
   'a class whose special method decides a truth test': {
     program: 'print(await tools.echo("first"))\nclass Basket:\n    def __init__(self): self.items = []\n    def __len__(self): return len(self.items)\nreturn "full" if Basket() else "empty"',
     functions: { echo: (args) => args },

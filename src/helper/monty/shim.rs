@@ -17,10 +17,10 @@
 use std::collections::BTreeSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprContext, Stmt};
+use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprCall, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
-use super::stand_ins::{EXTENSIONS, MODULES, PIECES, Piece, STR_METHODS, binds, import_replacement, module_names};
+use super::stand_ins::{EXTENSIONS, KEYWORD_CALLS, MODULES, PIECES, Piece, STR_METHODS, binds, import_replacement, module_names};
 use super::values::quote;
 
 /// One namespace of the run's request.
@@ -102,9 +102,10 @@ struct Rewritten {
 
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
 /// `__dsh_member(x, "toolName")`, each read of a name `EXTENSIONS` stands in for made the stand-in,
-/// each `asyncio.gather` called with `return_exceptions` made `__dsh_gather`, and each import of a
-/// provided module or stand-in made assignments; as it is when it does not parse, or nests past
-/// what Monty's parser takes (Monty then refuses it in its own words).
+/// each call of `KEYWORD_CALLS` with its keyword (`json.dumps(x, default=str)`) made a call of its
+/// stand-in, each read of a method from `str` made a function, and each import of a provided module
+/// or stand-in made assignments; as it is when it does not parse, or nests past what Monty's parser
+/// takes (Monty then refuses it in its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   let unchanged = || Rewritten { source: None, pieces: Default::default() };
   let mentioned = |name: &str| program.contains(name);
@@ -113,6 +114,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     && !MODULES.iter().any(|(name, _)| mentioned(name))
     && !mentioned("import *")
     && !mentioned("str.")
+    && !KEYWORD_CALLS.iter().any(|(module, _, keyword, ..)| mentioned(module) && mentioned(keyword))
   {
     return unchanged();
   }
@@ -147,6 +149,18 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
         .iter()
         .find(|(of, name, ..)| *of == module && *name == read.attr.id.as_str())
         .map(|(_, _, stand_in, piece)| (*stand_in, *piece))
+    }
+
+    /// The stand-in for `call`, when it calls a function of `KEYWORD_CALLS` with its keyword.
+    fn keyword_call(&self, call: &ExprCall) -> Option<(&'static str, Piece)> {
+      let Expr::Attribute(callee) = &*call.func else { return None };
+      let module = self.module_of(&callee.value)?;
+      let (.., stand_in, piece) = KEYWORD_CALLS.iter().find(|(of, name, keyword, ..)| {
+        *of == module
+          && *name == callee.attr.id.as_str()
+          && call.arguments.keywords.iter().any(|given| given.arg.as_ref().is_some_and(|arg| arg.as_str() == *keyword))
+      })?;
+      Some((stand_in, *piece))
     }
 
     /// Walks a call's arguments, whose callee is replaced.
@@ -199,13 +213,10 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
             return;
           }
         }
-        Expr::Call(call)
-          if matches!(&*call.func, Expr::Attribute(callee) if self.module_of(&callee.value) == Some("asyncio") && callee.attr.id.as_str() == "gather")
-            && call.arguments.keywords.iter().any(|keyword| keyword.arg.as_ref().is_some_and(|arg| arg.as_str() == "return_exceptions")) =>
-        {
-          self.pieces.insert(Piece::Gather);
-          self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), "__dsh_gather".to_owned()));
-          // The callee is a read of `asyncio`, and its arguments are the program's.
+        Expr::Call(call) if let Some((stand_in, piece)) = self.keyword_call(call) => {
+          self.pieces.insert(piece);
+          self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), stand_in.to_owned()));
+          // The callee is a read of the module, and its arguments are the program's.
           self.visit_arguments(&call.arguments);
           return;
         }
@@ -263,6 +274,9 @@ mod tests {
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Task, Piece::Gather, Piece::AsCompleted, Piece::Dataclasses]);
     let unkept = rewrite("import asyncio\nasyncio.create_task(f(1))\nawait asyncio.create_task(f(2))", &[]);
     assert_eq!(unkept.source.as_deref(), Some("import asyncio\n__dsh_task_unkept(f(1))\nawait __dsh_task(f(2))"));
+    let dumped = rewrite("import json as j\na = j.dumps(x)\nb = j.dumps(x, default=str, indent=2)", &[]);
+    assert_eq!(dumped.source.as_deref(), Some("import json as j\na = j.dumps(x)\nb = __dsh_json_dumps(x, default=str, indent=2)"));
+    assert_eq!(dumped.pieces.into_iter().collect::<Vec<_>>(), [Piece::Json]);
     // A name the program binds otherwise is its own.
     let untouched = rewrite("import trio as asyncio\nasyncio.create_task(f())\naio.create_task(f())", &[]);
     assert_eq!(untouched.source, None);

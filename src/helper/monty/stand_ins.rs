@@ -11,7 +11,7 @@ use ruff_python_ast::{Alias, ExceptHandler, Expr, ExprContext, Parameter, Patter
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 19] = [
+pub const PIECES: [(Piece, &str); 20] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -31,6 +31,7 @@ pub const PIECES: [(Piece, &str); 19] = [
   (Piece::Textwrap, include_str!("stand_ins/textwrap.py")),
   (Piece::Re, include_str!("stand_ins/re.py")),
   (Piece::StrMethod, include_str!("stand_ins/str_method.py")),
+  (Piece::Json, include_str!("stand_ins/json.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -54,13 +55,14 @@ pub enum Piece {
   Textwrap,
   Re,
   StrMethod,
+  Json,
 }
 
 impl Piece {
   /// The pieces this one uses.
   pub fn uses(self) -> &'static [Piece] {
     match self {
-      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod => &[],
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json => &[],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
       // Each of the rest is a module.
       _ => &[Piece::Module],
@@ -79,6 +81,13 @@ pub const EXTENSIONS: [(&str, &str, &str, Piece); 8] = [
   ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),
   ("re", "sub", "__dsh_re_sub", Piece::Re),
   ("re", "subn", "__dsh_re_subn", Piece::Re),
+];
+
+/// Calls of a module's function that Monty's takes without one keyword argument: the module, the
+/// function, the keyword, and the stand-in's name and piece, which a call with that keyword is made.
+pub const KEYWORD_CALLS: [(&str, &str, &str, &str, Piece); 2] = [
+  ("asyncio", "gather", "return_exceptions", "__dsh_gather", Piece::Gather),
+  ("json", "dumps", "default", "__dsh_json_dumps", Piece::Json),
 ];
 
 /// The methods of Monty's `str` (1.4.0), which its type does not give as functions (`str.lower`):
@@ -124,7 +133,8 @@ fn module_attributes(name: &str, piece: Piece) -> impl Iterator<Item = &'static 
   source_of(piece).lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
 }
 
-/// The program's names for the modules of `EXTENSIONS`: each import of one binds a name to it.
+/// The program's names for the modules of `EXTENSIONS` and `KEYWORD_CALLS`: each import of one binds
+/// a name to it.
 pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
   #[derive(Default)]
   struct Imports(Vec<(String, &'static str)>);
@@ -132,7 +142,8 @@ pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
       if let Stmt::Import(import) = stmt {
         for alias in &import.names {
-          if let Some((module, ..)) = EXTENSIONS.iter().find(|(module, ..)| *module == alias.name.as_str()) {
+          let module = EXTENSIONS.iter().map(|(module, ..)| *module).chain(KEYWORD_CALLS.iter().map(|(module, ..)| *module)).find(|module| *module == alias.name.as_str());
+          if let Some(module) = module {
             self.0.push((alias.asname.as_ref().unwrap_or(&alias.name).to_string(), module));
           }
         }

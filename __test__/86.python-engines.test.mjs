@@ -119,6 +119,10 @@ const CASES = {
     program: 'import textwrap\nfrom textwrap import dedent\ntext = "a long line of text that wraps around " * 3\nreturn [textwrap.wrap(text, 30), textwrap.fill("x  y\\tz", width=5, initial_indent="> "), dedent("    a\\n      b\\n    c"), textwrap.indent("a\\n\\nb", "  ")]',
     expected: { logs: [], value: [['a long line of text that wraps', 'around a long line of text', 'that wraps around a long line', 'of text that wraps around'], '> x\ny\nz', 'a\n  b\nc', '  a\n\n  b'] },
   },
+  'textwrap.shorten, and wrap with max_lines': {
+    program: 'import textwrap\ntext = "The quick brown fox jumps over the lazy dog"\nreturn [textwrap.shorten(text, width=20), textwrap.shorten("  a   b  ", 10), textwrap.shorten(text, 12, placeholder="..."), textwrap.wrap(text, 15, max_lines=2), textwrap.fill(text, 10, max_lines=3, placeholder=" ~")]',
+    expected: { logs: [], value: ['The quick [...]', 'a b', 'The quick...', ['The quick brown', 'fox jumps [...]'], 'The quick\nbrown fox\njumps ~'] },
+  },
   'textwrap of text with hyphens': {
     program: 'import textwrap\nreturn textwrap.wrap("well-known", 5)',
     expected: { logs: [], value: ['well-', 'known'] },

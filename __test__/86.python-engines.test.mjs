@@ -152,6 +152,14 @@ const CASES = {
     program: 'import json\nfrom datetime import date\nseen = []\ndef note(o):\n    seen.append(str(o))\n    return str(o)\nlooped = []\nlooped.append(looped)\ntry:\n    json.dumps(looped, default=str)\nexcept ValueError as e:\n    circular = str(e)\nreturn [json.dumps({"z": date(2026, 1, 3), "a": [date(2026, 1, 1), (1, None)]}, default=note, sort_keys=True), seen, circular]',
     expected: { logs: [], value: ['{"a": ["2026-01-01", [1, null]], "z": "2026-01-03"}', ['2026-01-01', '2026-01-03'], 'Circular reference detected'] },
   },
+  'asyncio.run inside the program': {
+    program: 'import asyncio\nasync def main():\n    return 1\ntry:\n    asyncio.run(main())\nexcept RuntimeError as e:\n    return str(e)',
+    expected: { logs: ["<program>:7: RuntimeWarning: coroutine 'main' was never awaited", '  return str(e)'], value: 'asyncio.run() cannot be called from a running event loop' },
+    monty: {
+      why: 'the program already runs on the loop, so asyncio.run refuses, as on CPython; Monty keeps no warnings of coroutines never awaited',
+      expected: { logs: [], value: 'asyncio.run() cannot be called from a running event loop' },
+    },
+  },
   'a class whose special method decides a truth test': {
     program: 'print(await tools.echo("first"))\nclass Basket:\n    def __init__(self): self.items = []\n    def __len__(self): return len(self.items)\nreturn "full" if Basket() else "empty"',
     functions: { echo: (args) => args },

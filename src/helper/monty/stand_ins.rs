@@ -11,7 +11,7 @@ use ruff_python_ast::{Alias, ExceptHandler, Expr, ExprContext, Parameter, Patter
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 20] = [
+pub const PIECES: [(Piece, &str); 21] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -32,6 +32,7 @@ pub const PIECES: [(Piece, &str); 20] = [
   (Piece::Re, include_str!("stand_ins/re.py")),
   (Piece::StrMethod, include_str!("stand_ins/str_method.py")),
   (Piece::Json, include_str!("stand_ins/json.py")),
+  (Piece::AsyncioRun, include_str!("stand_ins/asyncio_run.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -56,13 +57,14 @@ pub enum Piece {
   Re,
   StrMethod,
   Json,
+  AsyncioRun,
 }
 
 impl Piece {
   /// The pieces this one uses.
   pub fn uses(self) -> &'static [Piece] {
     match self {
-      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json => &[],
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json | Piece::AsyncioRun => &[],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
       // Each of the rest is a module.
       _ => &[Piece::Module],
@@ -70,12 +72,14 @@ impl Piece {
   }
 }
 
-/// Names a module of Monty's lacks, or has in part (Monty's `re.sub` takes no function): the module,
-/// the name, and the stand-in's name and piece.
-pub const EXTENSIONS: [(&str, &str, &str, Piece); 8] = [
+/// Names a module of Monty's lacks, or has otherwise than CPython (Monty's `re.sub` takes no
+/// function; its `asyncio.run` runs a coroutine inside the program's, where CPython's refuses):
+/// the module, the name, and the stand-in's name and piece.
+pub const EXTENSIONS: [(&str, &str, &str, Piece); 9] = [
   ("asyncio", "create_task", "__dsh_task", Piece::Task),
   ("asyncio", "ensure_future", "__dsh_task", Piece::Task),
   ("asyncio", "as_completed", "__dsh_as_completed", Piece::AsCompleted),
+  ("asyncio", "run", "__dsh_asyncio_run", Piece::AsyncioRun),
   ("dataclasses", "asdict", "__dsh_asdict", Piece::Dataclasses),
   ("dataclasses", "astuple", "__dsh_astuple", Piece::Dataclasses),
   ("dataclasses", "fields", "__dsh_fields", Piece::Dataclasses),

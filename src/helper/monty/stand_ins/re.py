@@ -1,16 +1,18 @@
 import re as __dsh_re
-__dsh_type, __dsh_str, __dsh_bytes, __dsh_len = type, str, bytes, len
+__dsh_type, __dsh_hasattr, __dsh_len = type, hasattr, len
+# What Monty cannot call reads as neither a function's type nor an object with `__call__`.
+__dsh_callable_types = ("function", "builtin_function_or_method", "method", "type", "partial")
+def __dsh_re_function(repl):
+    return __dsh_type(repl).__name__ in __dsh_callable_types or __dsh_hasattr(repl, "__call__")
 def __dsh_re_sub(pattern, repl, string, count=0, flags=0):
+    if not __dsh_re_function(repl):
+        return __dsh_re.sub(pattern, repl, string, count=count, flags=flags)
     return __dsh_re_subn(pattern, repl, string, count, flags)[0]
 def __dsh_re_subn(pattern, repl, string, count=0, flags=0):
-    if __dsh_type(repl) is __dsh_str or __dsh_type(repl) is __dsh_bytes:
-        made = 0
-        if count >= 0:
-            for _ in __dsh_re.finditer(pattern, string, flags):
-                if made == count and count:
-                    break
-                made += 1
-        return (__dsh_re.sub(pattern, repl, string, count=count, flags=flags), made)
+    function = __dsh_re_function(repl)
+    if not function:
+        # Monty's own `sub`, with the matches it replaced counted (Monty has no `subn`).
+        replaced = __dsh_re.sub(pattern, repl, string, count=count, flags=flags)
     pieces = []
     made = 0
     end = 0
@@ -18,13 +20,17 @@ def __dsh_re_subn(pattern, repl, string, count=0, flags=0):
         for match in __dsh_re.finditer(pattern, string, flags):
             if made == count and count:
                 break
+            made += 1
+            if not function:
+                continue
             if match.start() > end:
                 pieces.append(string[end:match.start()])
             piece = repl(match)
             if piece is not None:
                 pieces.append(piece)
             end = match.end()
-            made += 1
+    if not function:
+        return (replaced, made)
     if end < __dsh_len(string):
         pieces.append(string[end:])
     return ("".join(pieces), made)

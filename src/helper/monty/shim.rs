@@ -12,7 +12,8 @@
 //! shortest decimal form: 2.675 would be 2.68); names a module of Monty's lacks
 //! (`asyncio.create_task`, `dataclasses.asdict`, ...) and modules it lacks (`statistics`) are
 //! included when the program uses them, and its reads and imports of them are rewritten to the
-//! stand-ins.
+//! stand-ins; so are calls with a keyword Monty's function lacks (`json.dumps(x, default=str)`)
+//! and methods read from `str` (`key=str.lower`), which Monty's type does not give.
 
 use std::collections::BTreeSet;
 
@@ -57,7 +58,7 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   }
   members.sort_unstable();
   members.dedup();
-  let Rewritten { source: rewritten, mut pieces } = rewrite(program, &members);
+  let Rewritten { source: rewritten, mut pieces, str_methods } = rewrite(program, &members);
   if !namespaces.is_empty() {
     pieces.insert(Piece::Bindings);
   }
@@ -78,6 +79,12 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
       prelude.push_str(source);
     }
   }
+  // In the prelude, so that a traceback through one leaves its frames out.
+  for method in str_methods {
+    prelude.push_str(&format!(
+      "__dsh_str_{method} = __dsh_str_method(\"{method}\", lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.{method}(*__dsh_args, **__dsh_kwargs))\n"
+    ));
+  }
   for (index, namespace) in namespaces.iter().enumerate() {
     let global = &namespace.global;
     let raw = raw_name(index);
@@ -94,10 +101,22 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   Shimmed { source, prelude_lines, rewritten }
 }
 
-/// The program as the prelude serves it (`None`: as it is), and the pieces of the prelude it uses.
+/// The program as the prelude serves it (`None`: as it is), the pieces of the prelude it uses, and
+/// the methods it reads from `str`, each made a function of the prelude's.
 struct Rewritten {
   source: Option<String>,
   pieces: BTreeSet<Piece>,
+  str_methods: BTreeSet<&'static str>,
+}
+
+/// Whether `program` holds `word` where a name starts, and ends unless `word` ends with a
+/// punctuation mark (`json`, not `jsonify`; `str.`, not `substr.`).
+fn names(program: &str, word: &str) -> bool {
+  let identifier = |c: char| c.is_alphanumeric() || c == '_';
+  let open_ended = !word.ends_with(identifier);
+  program.match_indices(word).any(|(at, _)| {
+    !program[..at].ends_with(identifier) && (open_ended || !program[at + word.len()..].starts_with(identifier))
+  })
 }
 
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
@@ -107,14 +126,13 @@ struct Rewritten {
 /// or stand-in made assignments; as it is when it does not parse, or nests past what Monty's parser
 /// takes (Monty then refuses it in its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
-  let unchanged = || Rewritten { source: None, pieces: Default::default() };
-  let mentioned = |name: &str| program.contains(name);
-  if !members.iter().any(|member| mentioned(member))
-    && !EXTENSIONS.iter().any(|(module, ..)| mentioned(module))
-    && !MODULES.iter().any(|(name, _)| mentioned(name))
-    && !mentioned("import *")
-    && !mentioned("str.")
-    && !KEYWORD_CALLS.iter().any(|(module, _, keyword, ..)| mentioned(module) && mentioned(keyword))
+  let unchanged = || Rewritten { source: None, pieces: Default::default(), str_methods: Default::default() };
+  if !members.iter().any(|member| program.contains(member))
+    && !EXTENSIONS.iter().any(|(module, ..)| names(program, module))
+    && !MODULES.iter().any(|(name, _)| names(program, name))
+    && !program.contains("import *")
+    && !names(program, "str.")
+    && !KEYWORD_CALLS.iter().any(|(module, _, keyword, ..)| names(program, module) && names(program, keyword))
   {
     return unchanged();
   }
@@ -129,6 +147,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     modules: Vec<(String, &'static str)>,
     /// Whether `str` is the built-in type, which the program does not bind.
     builtin_str: bool,
+    str_methods: BTreeSet<&'static str>,
     /// Member reads: (where the read starts, where its value ends, where it ends, the member).
     reads: Vec<(usize, usize, usize, &'m str)>,
     /// Spans to replace, and what replaces them.
@@ -136,7 +155,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     pieces: BTreeSet<Piece>,
   }
   impl<'a> Found<'_> {
-    /// The module of `EXTENSIONS` that `value` names, under the name the program imported it as.
+    /// The module of `EXTENSIONS` or `KEYWORD_CALLS` that `value` names, under the name the program
+    /// imported it as.
     fn module_of(&self, value: &Expr) -> Option<&'static str> {
       let Expr::Name(module) = value else { return None };
       Some(self.modules.iter().find(|(bound, _)| bound == module.id.as_str())?.1)
@@ -208,8 +228,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
             && let Some(method) = STR_METHODS.iter().find(|method| **method == read.attr.id.as_str())
           {
             self.pieces.insert(Piece::StrMethod);
-            let call = format!("lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.{method}(*__dsh_args, **__dsh_kwargs)");
-            self.replaced.push((read.start().to_usize(), read.end().to_usize(), format!("__dsh_str_method(\"{method}\", {call})")));
+            self.str_methods.insert(method);
+            self.replaced.push((read.start().to_usize(), read.end().to_usize(), format!("__dsh_str_{method}")));
             return;
           }
         }
@@ -226,8 +246,16 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     }
   }
   let body = &parsed.syntax().body;
-  let builtin_str = mentioned("str.") && !binds(body, "str");
-  let mut found = Found { members, modules: module_names(body), builtin_str, reads: Vec::new(), replaced: Vec::new(), pieces: Default::default() };
+  let builtin_str = names(program, "str.") && !binds(body, "str");
+  let mut found = Found {
+    members,
+    modules: module_names(body),
+    builtin_str,
+    str_methods: Default::default(),
+    reads: Vec::new(),
+    replaced: Vec::new(),
+    pieces: Default::default(),
+  };
   found.visit_body(body);
   // Edits from the end, so that each one's offsets still hold; an inner read starts where its
   // outer one does, and is found after it. A replaced span holds no other edit.
@@ -243,14 +271,14 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     edits.push((start, end, format!("{replacement}{}", " \\\n".repeat(lines))));
   }
   if edits.is_empty() {
-    return Rewritten { source: None, pieces: found.pieces };
+    return Rewritten { source: None, pieces: found.pieces, str_methods: found.str_methods };
   }
   edits.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
   let mut source = program.to_owned();
   for (from, to, text) in edits {
     source.replace_range(from..to, &text);
   }
-  Rewritten { source: Some(source), pieces: found.pieces }
+  Rewritten { source: Some(source), pieces: found.pieces, str_methods: found.str_methods }
 }
 
 #[cfg(test)]
@@ -288,12 +316,25 @@ mod tests {
     let rewritten = rewrite("words.sort(key=str.lower)\nx = str.nope\ny = 'str.lower'", &[]);
     assert_eq!(
       rewritten.source.as_deref(),
-      Some("words.sort(key=__dsh_str_method(\"lower\", lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.lower(*__dsh_args, **__dsh_kwargs)))\nx = str.nope\ny = 'str.lower'")
+      Some("words.sort(key=__dsh_str_lower)\nx = str.nope\ny = 'str.lower'")
     );
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::StrMethod]);
+    assert_eq!(rewritten.str_methods.into_iter().collect::<Vec<_>>(), ["lower"]);
+    let shimmed = shim("return str.upper('a')", &[]);
+    assert!(shimmed.source.contains("\n__dsh_str_upper = __dsh_str_method(\"upper\", lambda __dsh_self, *__dsh_args, **__dsh_kwargs: __dsh_self.upper(*__dsh_args, **__dsh_kwargs))\nreturn __dsh_str_upper('a')\n"));
     for binding in ["str = bytes", "def f(str): pass", "import os as str", "for str in []: pass", "try:\n  pass\nexcept E as str:\n  pass", "class str: pass", "match x:\n  case [*str]: pass"] {
       assert_eq!(rewrite(&format!("{binding}\nreturn str.lower('A')"), &[]).source, None, "{binding}");
     }
+  }
+
+  #[test]
+  fn a_module_is_named_only_where_a_name_starts_and_ends() {
+    assert!(!names("return result", "re"));
+    assert!(names("import re\nx = re.sub", "re"));
+    assert!(names("x = (str.lower)", "str."));
+    assert!(!names("x = substr.lower", "str."));
+    let imported = rewrite("from json import dumps, loads\nfrom asyncio import gather as g", &[]);
+    assert_eq!(imported.source.as_deref(), Some("from json import loads; dumps = __dsh_json_dumps\ng = __dsh_gather"));
   }
 
   #[test]

@@ -87,8 +87,9 @@ pub const EXTENSIONS: [(&str, &str, &str, Piece); 9] = [
   ("re", "subn", "__dsh_re_subn", Piece::Re),
 ];
 
-/// Calls of a module's function that Monty's takes without one keyword argument: the module, the
-/// function, the keyword, and the stand-in's name and piece, which a call with that keyword is made.
+/// Calls with a keyword that Monty's function does not take: the module, the function, the keyword,
+/// and the stand-in's name and piece, which a call with that keyword is made (and the function
+/// itself, where the program imports it by name: the stand-in calls Monty's without the keyword).
 pub const KEYWORD_CALLS: [(&str, &str, &str, &str, Piece); 2] = [
   ("asyncio", "gather", "return_exceptions", "__dsh_gather", Piece::Gather),
   ("json", "dumps", "default", "__dsh_json_dumps", Piece::Json),
@@ -260,10 +261,12 @@ pub fn import_replacement(stmt: &Stmt, pieces: &mut BTreeSet<Piece>) -> Option<S
         let mut kept = Vec::new();
         for alias in &from.names {
           let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
-          match EXTENSIONS.iter().find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
+          let extension = EXTENSIONS.iter().map(|(of, name, stand_in, piece)| (*of, *name, *stand_in, *piece));
+          let keyword_call = KEYWORD_CALLS.iter().map(|(of, name, _, stand_in, piece)| (*of, *name, *stand_in, *piece));
+          match extension.chain(keyword_call).find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
             Some((_, _, stand_in, piece)) => {
               replaced = true;
-              pieces.insert(*piece);
+              pieces.insert(piece);
               pieces_of_statement.push(format!("{bound} = {stand_in}"));
             }
             None => kept.push(match &alias.asname {
@@ -304,8 +307,8 @@ mod tests {
     for (name, piece) in MODULES {
       assert!(module_attributes(name, piece).count() > 0, "{name}");
     }
-    for (_, _, _, piece) in EXTENSIONS {
-      assert!(PIECES.iter().any(|(each, _)| *each == piece));
+    for piece in EXTENSIONS.iter().map(|(.., piece)| piece).chain(KEYWORD_CALLS.iter().map(|(.., piece)| piece)) {
+      assert!(PIECES.iter().any(|(each, _)| each == piece));
     }
   }
 }

@@ -149,8 +149,8 @@ const CASES = {
     expected: { logs: [], value: [['Apple', 'banana', 'cherry'], ['a', 'b'], 'banana,Apple,cherry', "descriptor 'lower' for 'str' objects doesn't apply to a 'int' object", 'v2.10', 'bnna', ['a#b#c3', 2], ['a#b#', 2]] },
   },
   'json.dumps with a default, in the order CPython meets the values': {
-    program: 'import json\nfrom datetime import date\nseen = []\ndef note(o):\n    seen.append(str(o))\n    return str(o)\nlooped = []\nlooped.append(looped)\ntry:\n    json.dumps(looped, default=str)\nexcept ValueError as e:\n    circular = str(e)\nreturn [json.dumps({"z": date(2026, 1, 3), "a": [date(2026, 1, 1), (1, None)]}, default=note, sort_keys=True), seen, circular]',
-    expected: { logs: [], value: ['{"a": ["2026-01-01", [1, null]], "z": "2026-01-03"}', ['2026-01-01', '2026-01-03'], 'Circular reference detected'] },
+    program: 'import json\nfrom json import dumps\nfrom collections import Counter, namedtuple\nfrom datetime import date\nP = namedtuple("P", ["x", "y"])\nseen = []\ndef note(o):\n    seen.append(str(o))\n    return str(o)\nlooped = []\nlooped.append(looped)\ntry:\n    json.dumps(looped, default=str)\nexcept ValueError as e:\n    circular = str(e)\nreturn [json.dumps({"z": date(2026, 1, 3), "a": [date(2026, 1, 1), (1, None)]}, default=note, sort_keys=True), seen, circular, dumps({"c": Counter("aab"), "p": P(1, 2), (1, 2): date(2026, 1, 1)}, default=note, skipkeys=True)]',
+    expected: { logs: [], value: ['{"a": ["2026-01-01", [1, null]], "z": "2026-01-03"}', ['2026-01-01', '2026-01-03'], 'Circular reference detected', '{"c": {"a": 2, "b": 1}, "p": [1, 2]}'] },
   },
   'asyncio.run inside the program': {
     program: 'import asyncio\nasync def main():\n    return 1\ntry:\n    asyncio.run(main())\nexcept RuntimeError as e:\n    return str(e)',
@@ -158,6 +158,22 @@ const CASES = {
     monty: {
       why: 'the program already runs on the loop, so asyncio.run refuses, as on CPython; Monty keeps no warnings of coroutines never awaited',
       expected: { logs: [], value: 'asyncio.run() cannot be called from a running event loop' },
+    },
+  },
+  'the special methods Monty calls, as CPython calls them': {
+    program: "import math, copy\nfrom dataclasses import dataclass\nclass V:\n    def __init__(self, x): self.x = x\n    def __repr__(self): return f\"V({self.x})\"\n    def __str__(self): return f\"<{self.x}>\"\n    def __eq__(self, o): return isinstance(o, V) and self.x == o.x\n    def __hash__(self): return hash(self.x)\n    def __call__(self, y): return self.x * y\n    def __getitem__(self, k): return self.x + k\n    def __contains__(self, k): return k == self.x\n    def __iter__(self): return iter([self.x, -self.x])\n    def __int__(self): return 7\n    def __float__(self): return 7.5\n    def __index__(self): return 1\n    def __round__(self, n=None): return 3\n    def __floor__(self): return 1\n    def __ceil__(self): return 2\n    def __trunc__(self): return 0\n    def __neg__(self): return V(-self.x)\n    def __pos__(self): return \"pos\"\n    def __abs__(self): return 99\n    def __invert__(self): return \"inv\"\n    def __add__(self, o): return V(self.x + o)\n    def __radd__(self, o): return V(o + self.x)\n    def __sub__(self, o): return \"sub\"\n    def __rsub__(self, o): return \"rsub\"\n    def __mul__(self, o): return \"mul\"\n    def __rmul__(self, o): return \"rmul\"\n    def __truediv__(self, o): return \"div\"\n    def __floordiv__(self, o): return \"fdiv\"\n    def __mod__(self, o): return \"mod\"\n    def __pow__(self, o): return \"pow\"\n    def __matmul__(self, o): return \"mm\"\n    def __and__(self, o): return \"and\"\n    def __or__(self, o): return \"or\"\n    def __xor__(self, o): return \"xor\"\n    def __lshift__(self, o): return \"ls\"\n    def __rshift__(self, o): return \"rs\"\n    def __divmod__(self, o): return \"dm\"\n    def __copy__(self): return \"copied\"\n    def __enter__(self): return self.x\n    def __exit__(self, *info): return False\nclass Count:\n    def __init__(self): self.n = 0\n    def __iter__(self): return self\n    def __next__(self):\n        self.n += 1\n        if self.n > 3:\n            raise StopIteration\n        return self.n\n@dataclass\nclass D:\n    a: int\n    def __post_init__(self): self.b = self.a * 2\nv = V(2)\nwith V(5) as inside:\n    pass\nreturn [repr(v), str(v), f\"{v}\", v == V(2), len({V(1), V(1)}), v(3), v[10], 2 in v, list(v), int(v), float(v), [0, 1][v], round(v), math.floor(v), math.ceil(v), math.trunc(v), repr(-v), +v, abs(v), ~v, repr(v + 1), repr(1 + v), v - 1, 1 - v, v * 1, 1 * v, v / 1, v // 1, v % 1, v ** 1, v @ 1, v & 1, v | 1, v ^ 1, v << 1, v >> 1, divmod(v, 1), copy.copy(v), inside, list(Count()), D(4).b]",
+    expected: { logs: [], value: ['V(2)', '<2>', '<2>', true, 1, 6, 12, true, [2, -2], 7, 7.5, 1, 3, 1, 2, 0, 'V(-2)', 'pos', 99, 'inv', 'V(3)', 'V(3)', 'sub', 'rsub', 'mul', 'rmul', 'div', 'fdiv', 'mod', 'pow', 'mm', 'and', 'or', 'xor', 'ls', 'rs', 'dm', 'copied', 5, [1, 2, 3], 8] },
+  },
+  'the reflected operators Monty calls, as CPython calls them': {
+    program: 'class R:\n    def __rtruediv__(self, o): return "rt"\n    def __rfloordiv__(self, o): return "rfd"\n    def __rmod__(self, o): return "rm"\n    def __rpow__(self, o): return "rp"\n    def __rmatmul__(self, o): return "rmm"\n    def __rdivmod__(self, o): return "rdm"\n    def __rand__(self, o): return "ra"\n    def __ror__(self, o): return "ro"\n    def __rxor__(self, o): return "rx"\n    def __rlshift__(self, o): return "rl"\n    def __rrshift__(self, o): return "rr"\nr = R()\nreturn [1 / r, 1 // r, 1 % r, 1 ** r, 1 @ r, divmod(1, r), 1 & r, 1 | r, 1 ^ r, 1 << r, 1 >> r]',
+    expected: { logs: [], value: ['rt', 'rfd', 'rm', 'rp', 'rmm', 'rdm', 'ra', 'ro', 'rx', 'rl', 'rr'] },
+  },
+  'a special method set on a class once it is made': {
+    program: 'class Basket:\n    pass\nBasket.__bool__ = lambda self: False\nreturn "full" if Basket() else "empty"',
+    expected: { logs: [], value: 'empty' },
+    monty: {
+      why: 'Monty never calls __bool__: the program is refused before it starts',
+      expected: { logs: [], error: { kind: 'exception', message: traceback('  File "<program>", line 3, in <module>', '    Basket.__bool__ = lambda self: False', "NotImplementedError: Monty does not support the special method '__bool__' (the program sets it on 'Basket')") } },
     },
   },
   'a class whose special method decides a truth test': {

@@ -294,10 +294,10 @@ pub fn run(address_space_bytes: u64) -> ! {
 }
 
 /// Runs what a run runs, on a constant program of ours, before the process reads its own: the
-/// pages a run writes (its allocator's, Monty's lazily made state, the parser's, the symbols it
-/// resolves) are copied from the zygote then, not during the run (a `return 1` took about 0.25 ms
-/// less). A process forked ahead of its run does this while it waits; one forked for a run already
-/// waiting does it first.
+/// pages a run writes (its allocator's, Monty's lazily made state, the symbols it resolves) are
+/// copied from the zygote then, not during the run (a `return 1` took about 0.25 ms less). A
+/// process forked ahead of its run does this while it waits; one forked for a run already waiting
+/// does it first.
 fn warm() {
   let Shimmed { source, .. } = shim(WARM, &[]);
   let Ok(runner) = MontyRun::new(source, PROGRAM, Vec::new(), CompileOptions::default()) else { return };
@@ -306,9 +306,7 @@ fn warm() {
   }
 }
 
-/// Rewritten by the shim (an import of `json` and a keyword it sends to a stand-in), as many
-/// programs are.
-const WARM: &str = "import json\nreturn [1, \"a\", {\"b\": None}, json.dumps([1.5], default=str)]";
+const WARM: &str = r#"return [1, "a", {"b": None}]"#;
 
 /// The frame that settles the run: its value, or why it has none.
 fn execute(request: &mut Request, log: &mut Log, channel: &mut Channel, address_space_bytes: u64) -> String {

@@ -152,6 +152,10 @@ const CASES = {
     program: 'import json\nfrom json import dumps\nfrom collections import Counter, namedtuple\nfrom datetime import date\nP = namedtuple("P", ["x", "y"])\nseen = []\ndef note(o):\n    seen.append(str(o))\n    return str(o)\nlooped = []\nlooped.append(looped)\ntry:\n    json.dumps(looped, default=str)\nexcept ValueError as e:\n    circular = str(e)\nreturn [json.dumps({"z": date(2026, 1, 3), "a": [date(2026, 1, 1), (1, None)]}, default=note, sort_keys=True), seen, circular, dumps({"c": Counter("aab"), "p": P(1, 2), (1, 2): date(2026, 1, 1)}, default=note, skipkeys=True)]',
     expected: { logs: [], value: ['{"a": ["2026-01-01", [1, null]], "z": "2026-01-03"}', ['2026-01-01', '2026-01-03'], 'Circular reference detected', '{"c": {"a": 2, "b": 1}, "p": [1, 2]}'] },
   },
+  'timedelta of fractional days, hours and microseconds, with round-half-even microseconds': {
+    program: 'import datetime\nfrom datetime import timedelta, datetime as moment\nfrom statistics import mean\nd = timedelta(days=1, hours=2.5, minutes=-0.75)\nreturn [str(d), str(datetime.timedelta(weeks=0.1)), isinstance(d, timedelta), str(moment(2026, 1, 1) - timedelta(hours=0.25)), str(timedelta(microseconds=2.5)), str(timedelta(microseconds=3.5)), str(timedelta(seconds=round(mean([1, 2]), 1))), timedelta(hours=1.5).total_seconds()]',
+    expected: { logs: [], value: ['1 day, 2:29:15', '16:48:00', true, '2025-12-31 23:45:00', '0:00:00.000002', '0:00:00.000004', '0:00:01.500000', 5400] },
+  },
   'asyncio.run inside the program': {
     program: 'import asyncio\nasync def main():\n    return 1\ntry:\n    asyncio.run(main())\nexcept RuntimeError as e:\n    return str(e)',
     expected: { logs: ["<program>:7: RuntimeWarning: coroutine 'main' was never awaited", '  return str(e)'], value: 'asyncio.run() cannot be called from a running event loop' },

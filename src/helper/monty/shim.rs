@@ -21,7 +21,7 @@ use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprCall, ExprContext, Stmt};
 use ruff_text_size::Ranged;
 
-use super::stand_ins::{EXTENSIONS, KEYWORD_CALLS, MODULES, PIECES, Piece, STR_METHODS, binds, import_replacement, module_names};
+use super::stand_ins::{CALLS, EXTENSIONS, KEYWORD_CALLS, MODULES, PIECES, Piece, STR_METHODS, bindings, called_names, import_replacement, module_names};
 use super::values::quote;
 
 /// One namespace of the run's request.
@@ -122,7 +122,8 @@ fn names(program: &str, word: &str) -> bool {
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
 /// `__dsh_member(x, "toolName")`, each read of a name `EXTENSIONS` stands in for made the stand-in,
 /// each call of `KEYWORD_CALLS` with its keyword (`json.dumps(x, default=str)`) made a call of its
-/// stand-in, each read of a method from `str` made a function, and each import of a provided module
+/// stand-in, each call of a class of `CALLS` (`timedelta(hours=1.5)`) made a call of its stand-in,
+/// each read of a method from `str` made a function, and each import of a provided module
 /// or stand-in made assignments; as it is when it does not parse, or nests past what Monty's parser
 /// takes (Monty then refuses it in its own words).
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
@@ -133,6 +134,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     && !program.contains("import *")
     && !names(program, "str.")
     && !KEYWORD_CALLS.iter().any(|(module, _, keyword, ..)| names(program, module) && names(program, keyword))
+    && !CALLS.iter().any(|(module, name, ..)| names(program, module) && names(program, name))
   {
     return unchanged();
   }
@@ -147,6 +149,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     modules: Vec<(String, &'static str)>,
     /// Whether `str` is the built-in type, which the program does not bind.
     builtin_str: bool,
+    /// The names bound to a class of `CALLS`, with the stand-in's name and piece.
+    called: Vec<(String, &'static str, Piece)>,
     str_methods: BTreeSet<&'static str>,
     /// Member reads: (where the read starts, where its value ends, where it ends, the member).
     reads: Vec<(usize, usize, usize, &'m str)>,
@@ -181,6 +185,18 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
           && call.arguments.keywords.iter().any(|given| given.arg.as_ref().is_some_and(|arg| arg.as_str() == *keyword))
       })?;
       Some((stand_in, *piece))
+    }
+
+    /// The stand-in for `call`, when it calls a class of `CALLS`.
+    fn class_call(&self, call: &ExprCall) -> Option<(&'static str, Piece)> {
+      match &*call.func {
+        Expr::Name(name) => self.called.iter().find(|(bound, ..)| bound == name.id.as_str()).map(|(_, stand_in, piece)| (*stand_in, *piece)),
+        Expr::Attribute(read) => {
+          let module = self.module_of(&read.value)?;
+          CALLS.iter().find(|(of, name, ..)| *of == module && *name == read.attr.id.as_str()).map(|(.., stand_in, piece)| (*stand_in, *piece))
+        }
+        _ => None,
+      }
     }
 
     /// Walks a call's arguments, whose callee is replaced.
@@ -233,7 +249,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
             return;
           }
         }
-        Expr::Call(call) if let Some((stand_in, piece)) = self.keyword_call(call) => {
+        Expr::Call(call) if let Some((stand_in, piece)) = self.keyword_call(call).or_else(|| self.class_call(call)) => {
           self.pieces.insert(piece);
           self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), stand_in.to_owned()));
           // The callee is a read of the module, and its arguments are the program's.
@@ -246,11 +262,12 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     }
   }
   let body = &parsed.syntax().body;
-  let builtin_str = names(program, "str.") && !binds(body, "str");
+  let builtin_str = names(program, "str.") && bindings(body, "str") == 0;
   let mut found = Found {
     members,
     modules: module_names(body),
     builtin_str,
+    called: called_names(body),
     str_methods: Default::default(),
     reads: Vec::new(),
     replaced: Vec::new(),
@@ -325,6 +342,18 @@ mod tests {
     for binding in ["str = bytes", "def f(str): pass", "import os as str", "for str in []: pass", "try:\n  pass\nexcept E as str:\n  pass", "class str: pass", "match x:\n  case [*str]: pass"] {
       assert_eq!(rewrite(&format!("{binding}\nreturn str.lower('A')"), &[]).source, None, "{binding}");
     }
+  }
+
+  #[test]
+  fn calls_of_timedelta_become_the_stand_ins_and_the_class_stays() {
+    let rewritten = rewrite("import datetime as dt\nfrom datetime import timedelta as td, date\na = td(hours=1.5)\nb = dt.timedelta(0.5)\nc = isinstance(a, td)", &[]);
+    assert_eq!(
+      rewritten.source.as_deref(),
+      Some("import datetime as dt\nfrom datetime import timedelta as td, date\na = __dsh_timedelta(hours=1.5)\nb = __dsh_timedelta(0.5)\nc = isinstance(a, td)")
+    );
+    assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Timedelta]);
+    // A name bound again is the program's.
+    assert_eq!(rewrite("from datetime import timedelta\ntimedelta = f\nx = timedelta(1)", &[]).source, None);
   }
 
   #[test]

@@ -11,7 +11,7 @@ use ruff_python_ast::{Alias, ExceptHandler, Expr, ExprContext, Parameter, Patter
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 21] = [
+pub const PIECES: [(Piece, &str); 22] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -33,6 +33,7 @@ pub const PIECES: [(Piece, &str); 21] = [
   (Piece::StrMethod, include_str!("stand_ins/str_method.py")),
   (Piece::Json, include_str!("stand_ins/json.py")),
   (Piece::AsyncioRun, include_str!("stand_ins/asyncio_run.py")),
+  (Piece::Timedelta, include_str!("stand_ins/timedelta.py")),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
@@ -58,13 +59,14 @@ pub enum Piece {
   StrMethod,
   Json,
   AsyncioRun,
+  Timedelta,
 }
 
 impl Piece {
   /// The pieces this one uses.
   pub fn uses(self) -> &'static [Piece] {
     match self {
-      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json | Piece::AsyncioRun => &[],
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json | Piece::AsyncioRun | Piece::Timedelta => &[],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
       // Each of the rest is a module.
       _ => &[Piece::Module],
@@ -94,6 +96,12 @@ pub const KEYWORD_CALLS: [(&str, &str, &str, &str, Piece); 2] = [
   ("asyncio", "gather", "return_exceptions", "__dsh_gather", Piece::Gather),
   ("json", "dumps", "default", "__dsh_json_dumps", Piece::Json),
 ];
+
+/// Calls of a module's class that Monty's takes in part (its `timedelta` takes no float): the
+/// module, the class, and the stand-in's name and piece, which calls of the class are made (as
+/// `module.name(...)`, or under the name a `from` import binds, when nothing else binds it). The
+/// class itself stays the program's, for `isinstance` and its attributes.
+pub const CALLS: [(&str, &str, &str, Piece); 1] = [("datetime", "timedelta", "__dsh_timedelta", Piece::Timedelta)];
 
 /// The methods of Monty's `str` (1.4.0), which its type does not give as functions (`str.lower`):
 /// each read of one from the type is made a function of the `StrMethod` piece.
@@ -138,8 +146,8 @@ fn module_attributes(name: &str, piece: Piece) -> impl Iterator<Item = &'static 
   source_of(piece).lines().filter_map(move |line| line.strip_prefix(prefix.as_str())?.split(" = ").next())
 }
 
-/// The program's names for the modules of `EXTENSIONS` and `KEYWORD_CALLS`: each import of one binds
-/// a name to it.
+/// The program's names for the modules of `EXTENSIONS`, `KEYWORD_CALLS` and `CALLS`: each import of
+/// one binds a name to it.
 pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
   #[derive(Default)]
   struct Imports(Vec<(String, &'static str)>);
@@ -147,7 +155,12 @@ pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
       if let Stmt::Import(import) = stmt {
         for alias in &import.names {
-          let module = EXTENSIONS.iter().map(|(module, ..)| *module).chain(KEYWORD_CALLS.iter().map(|(module, ..)| *module)).find(|module| *module == alias.name.as_str());
+          let module = EXTENSIONS
+            .iter()
+            .map(|(module, ..)| *module)
+            .chain(KEYWORD_CALLS.iter().map(|(module, ..)| *module))
+            .chain(CALLS.iter().map(|(module, ..)| *module))
+            .find(|module| *module == alias.name.as_str());
           if let Some(module) = module {
             self.0.push((alias.asname.as_ref().unwrap_or(&alias.name).to_string(), module));
           }
@@ -161,18 +174,44 @@ pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
   imports.0
 }
 
-/// Whether the program binds `name` anywhere (an assignment, a parameter, a definition, an import,
-/// a handler's name, a pattern's capture), so that it is not the built-in of that name.
-pub fn binds(body: &[Stmt], name: &str) -> bool {
+/// The names a `from` import binds to a class of `CALLS` that nothing else in the program binds,
+/// with the stand-in's name and piece.
+pub fn called_names(body: &[Stmt]) -> Vec<(String, &'static str, Piece)> {
+  #[derive(Default)]
+  struct Imports(Vec<(String, &'static str, Piece)>);
+  impl<'a> Visitor<'a> for Imports {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+      if let Stmt::ImportFrom(from) = stmt
+        && from.level == 0
+        && let Some(module) = &from.module
+      {
+        for alias in &from.names {
+          if let Some((.., stand_in, piece)) = CALLS.iter().find(|(of, name, ..)| *of == module.as_str() && *name == alias.name.as_str()) {
+            self.0.push((alias.asname.as_ref().unwrap_or(&alias.name).to_string(), stand_in, *piece));
+          }
+        }
+      }
+      walk_stmt(self, stmt);
+    }
+  }
+  let mut imports = Imports::default();
+  imports.visit_body(body);
+  imports.0.retain(|(bound, ..)| bindings(body, bound) == 1);
+  imports.0
+}
+
+/// How many times the program binds `name` (an assignment, a parameter, a definition, an import, a
+/// handler's name, a pattern's capture); none, and a built-in of that name is the built-in.
+pub fn bindings(body: &[Stmt], name: &str) -> usize {
   struct Binds<'n> {
     name: &'n str,
-    found: bool,
+    found: usize,
   }
   impl<'a> Visitor<'a> for Binds<'_> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
       match stmt {
-        Stmt::FunctionDef(function) if function.name.as_str() == self.name => self.found = true,
-        Stmt::ClassDef(class) if class.name.as_str() == self.name => self.found = true,
+        Stmt::FunctionDef(function) if function.name.as_str() == self.name => self.found += 1,
+        Stmt::ClassDef(class) if class.name.as_str() == self.name => self.found += 1,
         _ => {}
       }
       walk_stmt(self, stmt);
@@ -182,21 +221,21 @@ pub fn binds(body: &[Stmt], name: &str) -> bool {
         && bound.ctx != ExprContext::Load
         && bound.id.as_str() == self.name
       {
-        self.found = true;
+        self.found += 1;
       }
       walk_expr(self, expr);
     }
     fn visit_parameter(&mut self, parameter: &'a Parameter) {
-      self.found |= parameter.name.as_str() == self.name;
+      self.found += usize::from(parameter.name.as_str() == self.name);
       walk_parameter(self, parameter);
     }
     fn visit_alias(&mut self, alias: &'a Alias) {
       let bound = alias.asname.as_ref().unwrap_or(&alias.name);
-      self.found |= bound.as_str() == self.name;
+      self.found += usize::from(bound.as_str() == self.name);
     }
     fn visit_except_handler(&mut self, handler: &'a ExceptHandler) {
       let ExceptHandler::ExceptHandler(handler_) = handler;
-      self.found |= handler_.name.as_ref().is_some_and(|bound| bound.as_str() == self.name);
+      self.found += usize::from(handler_.name.as_ref().is_some_and(|bound| bound.as_str() == self.name));
       walk_except_handler(self, handler);
     }
     fn visit_pattern(&mut self, pattern: &'a Pattern) {
@@ -206,11 +245,11 @@ pub fn binds(body: &[Stmt], name: &str) -> bool {
         Pattern::MatchMapping(mapping) => mapping.rest.as_ref(),
         _ => None,
       };
-      self.found |= captured.is_some_and(|bound| bound.as_str() == self.name);
+      self.found += usize::from(captured.is_some_and(|bound| bound.as_str() == self.name));
       walk_pattern(self, pattern);
     }
   }
-  let mut binds = Binds { name, found: false };
+  let mut binds = Binds { name, found: 0 };
   binds.visit_body(body);
   binds.found
 }
@@ -296,6 +335,25 @@ mod tests {
     let replacement = import_replacement(&parsed.syntax().body[0], &mut pieces).expect("replaced");
     assert!(replacement.starts_with("from math import pi, e, tau, inf, nan, floor, ") && replacement.ends_with(", fma"));
     assert!(pieces.is_empty());
+  }
+
+  #[test]
+  fn a_built_in_a_piece_replaces_is_kept_under_its_own_name_by_that_piece_alone() {
+    // `round.py` keeps the built-in as `__dsh_round`, then defines `round`: a piece after it that
+    // took `round` as `__dsh_round` too would make the stand-in call itself.
+    let replaced: Vec<&str> = PIECES
+      .iter()
+      .flat_map(|(_, source)| source.lines())
+      .filter_map(|line| line.strip_prefix("def ")?.split('(').next())
+      .filter(|name| !name.starts_with("__dsh_"))
+      .collect();
+    assert_eq!(replaced, ["round"]);
+    for (piece, source) in PIECES {
+      for name in &replaced {
+        let keeps = source.lines().any(|line| line.starts_with("__dsh_") && line.contains(&format!("__dsh_{name}")) && line.contains(" = "));
+        assert!(!keeps || piece == Piece::Round, "{piece:?} keeps {name} as __dsh_{name}");
+      }
+    }
   }
 
   #[test]

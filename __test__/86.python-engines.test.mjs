@@ -156,6 +156,10 @@ const CASES = {
     program: 'import datetime\nfrom datetime import timedelta, datetime as moment\nfrom statistics import mean\nd = timedelta(days=1, hours=2.5, minutes=-0.75)\nreturn [str(d), str(datetime.timedelta(weeks=0.1)), isinstance(d, timedelta), str(moment(2026, 1, 1) - timedelta(hours=0.25)), str(timedelta(microseconds=2.5)), str(timedelta(microseconds=3.5)), str(timedelta(seconds=round(mean([1, 2]), 1))), timedelta(hours=1.5).total_seconds()]',
     expected: { logs: [], value: ['1 day, 2:29:15', '16:48:00', true, '2025-12-31 23:45:00', '0:00:00.000002', '0:00:00.000004', '0:00:01.500000', 5400] },
   },
+  'callable, which Monty lacks': {
+    program: "import functools, json\nclass C:\n    def m(self): return 1\nclass K:\n    def __call__(self): return 2\ndef f(): pass\nc = C()\nreturn [callable(f), callable(lambda: 0), callable(len), callable(print), callable(C), callable(c), callable(c.m), callable(K()), callable(1), callable(\"s\"), callable([]), callable(None), callable(json.dumps), callable(functools.partial(len)), callable(json), len(list(filter(callable, [f, 1, C])))]",
+    expected: { logs: [], value: [true, true, true, true, true, false, true, true, false, false, false, false, true, true, false, 2] },
+  },
   'asyncio.run inside the program': {
     program: 'import asyncio\nasync def main():\n    return 1\ntry:\n    asyncio.run(main())\nexcept RuntimeError as e:\n    return str(e)',
     expected: { logs: ["<program>:7: RuntimeWarning: coroutine 'main' was never awaited", '  return str(e)'], value: 'asyncio.run() cannot be called from a running event loop' },

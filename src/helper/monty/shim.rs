@@ -122,7 +122,7 @@ fn names(program: &str, word: &str) -> bool {
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
 /// `__dsh_member(x, "toolName")`, each read of a name `EXTENSIONS` stands in for made the stand-in,
 /// each call of `KEYWORD_CALLS` with its keyword (`json.dumps(x, default=str)`) made a call of its
-/// stand-in, each call of a class of `CALLS` (`timedelta(hours=1.5)`) made a call of its stand-in,
+/// stand-in, each read of `callable` made the stand-in's, each call of a class of `CALLS` (`timedelta(hours=1.5)`) made a call of its stand-in,
 /// each read of a method from `str` made a function, and each import of a provided module
 /// or stand-in made assignments; as it is when it does not parse, or nests past what Monty's parser
 /// takes (Monty then refuses it in its own words).
@@ -133,6 +133,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     && !MODULES.iter().any(|(name, _)| names(program, name))
     && !program.contains("import *")
     && !names(program, "str.")
+    && !names(program, "callable")
     && !KEYWORD_CALLS.iter().any(|(module, _, keyword, ..)| names(program, module) && names(program, keyword))
     && !CALLS.iter().any(|(module, name, ..)| names(program, module) && names(program, name))
   {
@@ -149,6 +150,8 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     modules: Vec<(String, &'static str)>,
     /// Whether `str` is the built-in type, which the program does not bind.
     builtin_str: bool,
+    /// Whether `callable` is the built-in CPython has (Monty has none), which the program does not bind.
+    builtin_callable: bool,
     /// The names bound to a class of `CALLS`, with the stand-in's name and piece.
     called: Vec<(String, &'static str, Piece)>,
     str_methods: BTreeSet<&'static str>,
@@ -249,6 +252,10 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
             return;
           }
         }
+        Expr::Name(read) if self.builtin_callable && read.ctx == ExprContext::Load && read.id.as_str() == "callable" => {
+          self.pieces.insert(Piece::Callable);
+          self.replaced.push((read.start().to_usize(), read.end().to_usize(), "__dsh_callable".to_owned()));
+        }
         Expr::Call(call) if let Some((stand_in, piece)) = self.keyword_call(call).or_else(|| self.class_call(call)) => {
           self.pieces.insert(piece);
           self.replaced.push((call.func.start().to_usize(), call.func.end().to_usize(), stand_in.to_owned()));
@@ -267,6 +274,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
     members,
     modules: module_names(body),
     builtin_str,
+    builtin_callable: names(program, "callable") && bindings(body, "callable") == 0,
     called: called_names(body),
     str_methods: Default::default(),
     reads: Vec::new(),
@@ -354,6 +362,14 @@ mod tests {
     assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Timedelta]);
     // A name bound again is the program's.
     assert_eq!(rewrite("from datetime import timedelta\ntimedelta = f\nx = timedelta(1)", &[]).source, None);
+  }
+
+  #[test]
+  fn reads_of_callable_become_the_stand_ins_unless_the_program_binds_it() {
+    let rewritten = rewrite("ok = [callable(f), list(filter(callable, xs))]", &[]);
+    assert_eq!(rewritten.source.as_deref(), Some("ok = [__dsh_callable(f), list(filter(__dsh_callable, xs))]"));
+    assert_eq!(rewritten.pieces.into_iter().collect::<Vec<_>>(), [Piece::Callable]);
+    assert_eq!(rewrite("def callable(x):\n    return 1\nreturn callable(2)", &[]).source, None);
   }
 
   #[test]

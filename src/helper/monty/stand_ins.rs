@@ -11,7 +11,7 @@ use ruff_python_ast::{Alias, ExceptHandler, Expr, ExprContext, Parameter, Patter
 /// The prelude's pieces a program may need, each included once, after the pieces it uses. Each
 /// takes the built-ins it uses first, as `__dsh_<name>`: a namespace may be named as one of them,
 /// and the program may rebind them.
-pub const PIECES: [(Piece, &str); 22] = [
+pub const PIECES: [(Piece, &str); 23] = [
   (Piece::Bindings, include_str!("stand_ins/bindings.py")),
   (Piece::Round, include_str!("stand_ins/round.py")),
   (Piece::Asyncio, include_str!("stand_ins/asyncio.py")),
@@ -29,6 +29,7 @@ pub const PIECES: [(Piece, &str); 22] = [
   (Piece::Html, include_str!("stand_ins/html.py")),
   (Piece::Contextlib, include_str!("stand_ins/contextlib.py")),
   (Piece::Textwrap, include_str!("stand_ins/textwrap.py")),
+  (Piece::Callable, include_str!("stand_ins/callable.py")),
   (Piece::Re, include_str!("stand_ins/re.py")),
   (Piece::StrMethod, include_str!("stand_ins/str_method.py")),
   (Piece::Json, include_str!("stand_ins/json.py")),
@@ -55,6 +56,7 @@ pub enum Piece {
   Html,
   Contextlib,
   Textwrap,
+  Callable,
   Re,
   StrMethod,
   Json,
@@ -66,7 +68,8 @@ impl Piece {
   /// The pieces this one uses.
   pub fn uses(self) -> &'static [Piece] {
     match self {
-      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Re | Piece::StrMethod | Piece::Json | Piece::AsyncioRun | Piece::Timedelta => &[],
+      Piece::Bindings | Piece::Round | Piece::Asyncio | Piece::Task | Piece::Dataclasses | Piece::Module | Piece::Callable | Piece::StrMethod | Piece::Json | Piece::AsyncioRun | Piece::Timedelta => &[],
+      Piece::Re => &[Piece::Callable],
       Piece::Gather | Piece::AsCompleted => &[Piece::Asyncio],
       // Each of the rest is a module.
       _ => &[Piece::Module],

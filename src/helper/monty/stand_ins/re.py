@@ -1,15 +1,11 @@
 import re as __dsh_re
-__dsh_type, __dsh_hasattr, __dsh_len = type, hasattr, len
-# What Monty cannot call reads as neither a function's type nor an object with `__call__`.
-__dsh_callable_types = ("function", "builtin_function_or_method", "method", "type", "partial")
-def __dsh_re_function(repl):
-    return __dsh_type(repl).__name__ in __dsh_callable_types or __dsh_hasattr(repl, "__call__")
+__dsh_len = len
 def __dsh_re_sub(pattern, repl, string, count=0, flags=0):
-    if not __dsh_re_function(repl):
+    if not __dsh_callable(repl):
         return __dsh_re.sub(pattern, repl, string, count=count, flags=flags)
     return __dsh_re_subn(pattern, repl, string, count, flags)[0]
 def __dsh_re_subn(pattern, repl, string, count=0, flags=0):
-    function = __dsh_re_function(repl)
+    function = __dsh_callable(repl)
     if not function:
         # Monty's own `sub`, with the matches it replaced counted (Monty has no `subn`).
         replaced = __dsh_re.sub(pattern, repl, string, count=count, flags=flags)

@@ -12,6 +12,8 @@ use ruff_text_size::Ranged;
 
 use monty_types::{CodeLoc, ExcType, MontyException, StackFrame};
 
+use super::shim::parsed;
+
 /// The special methods Monty calls as CPython does.
 const CALLED: &[&str] = &[
   "__init__", "__repr__", "__str__", "__eq__", "__hash__", "__call__", "__getitem__", "__setitem__", "__contains__", "__iter__",
@@ -40,10 +42,10 @@ pub fn refused(program: &str, filename: &str) -> Option<MontyException> {
     let end = name.find(|c: char| !identifier(c)).unwrap_or(name.len());
     !program[..at].ends_with(identifier) && uncalled(&name[..end])
   });
-  if !names_one || !monty::source_within_nesting_bound(program, 0) {
+  if !names_one {
     return None;
   }
-  let parsed = ruff_python_parser::parse_module(program).ok()?;
+  let parsed = parsed(program)?;
   struct First<'p> {
     program: &'p str,
     found: Option<(usize, String)>,

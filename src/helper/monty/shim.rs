@@ -18,7 +18,8 @@
 use std::collections::BTreeSet;
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprCall, ExprContext, Stmt};
+use ruff_python_ast::{Arguments, Expr, ExprAttribute, ExprCall, ExprContext, ModModule, Stmt};
+use ruff_python_parser::Parsed;
 use ruff_text_size::Ranged;
 
 use super::stand_ins::{CALLS, EXTENSIONS, KEYWORD_CALLS, MODULES, PIECES, Piece, STR_METHODS, bindings, called_names, import_replacement, module_names};
@@ -101,6 +102,15 @@ pub fn shim(program: &str, namespaces: &[Namespace]) -> Shimmed {
   Shimmed { source, prelude_lines, rewritten }
 }
 
+/// `program`'s syntax, read by the parser Monty parses with; `None` when it does not parse, or nests
+/// past what Monty's parser takes (Monty then refuses it in its own words; ruff's parser recurses).
+pub fn parsed(program: &str) -> Option<Parsed<ModModule>> {
+  if !monty::source_within_nesting_bound(program, 0) {
+    return None;
+  }
+  ruff_python_parser::parse_module(program).ok()
+}
+
 /// The program as the prelude serves it (`None`: as it is), the pieces of the prelude it uses, and
 /// the methods it reads from `str`, each made a function of the prelude's.
 struct Rewritten {
@@ -121,11 +131,10 @@ fn names(program: &str, word: &str) -> bool {
 
 /// `program` with each read of an attribute named in `members` (`x.toolName`) made a call of
 /// `__dsh_member(x, "toolName")`, each read of a name `EXTENSIONS` stands in for made the stand-in,
-/// each call of `KEYWORD_CALLS` with its keyword (`json.dumps(x, default=str)`) made a call of its
-/// stand-in, each read of `callable` made the stand-in's, each call of a class of `CALLS` (`timedelta(hours=1.5)`) made a call of its stand-in,
-/// each read of a method from `str` made a function, and each import of a provided module
-/// or stand-in made assignments; as it is when it does not parse, or nests past what Monty's parser
-/// takes (Monty then refuses it in its own words).
+/// each call of `KEYWORD_CALLS` with its keyword (`json.dumps(x, default=str)`) and each call of a
+/// class of `CALLS` (`timedelta(hours=1.5)`) made a call of its stand-in, each read of `callable`
+/// made the stand-in's, each read of a method from `str` made a function, and each import of a
+/// provided module or stand-in made assignments; as it is when it has no `parsed` syntax.
 fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   let unchanged = || Rewritten { source: None, pieces: Default::default(), str_methods: Default::default() };
   if !members.iter().any(|member| program.contains(member))
@@ -139,10 +148,7 @@ fn rewrite(program: &str, members: &[&str]) -> Rewritten {
   {
     return unchanged();
   }
-  if !monty::source_within_nesting_bound(program, 0) {
-    return unchanged();
-  }
-  let Ok(parsed) = ruff_python_parser::parse_module(program) else {
+  let Some(parsed) = parsed(program) else {
     return unchanged();
   };
   struct Found<'m> {

@@ -116,6 +116,13 @@ pub const STR_METHODS: [&str; 44] = [
   "zfill",
 ];
 
+/// The names of a module that a `from` import binds to a stand-in, which `EXTENSIONS` and
+/// `KEYWORD_CALLS` give: the module, the name, and the stand-in's name and piece.
+fn imported_stand_ins() -> impl Iterator<Item = (&'static str, &'static str, &'static str, Piece)> {
+  let extensions = EXTENSIONS.iter().map(|(module, name, stand_in, piece)| (*module, *name, *stand_in, *piece));
+  extensions.chain(KEYWORD_CALLS.iter().map(|(module, name, _, stand_in, piece)| (*module, *name, *stand_in, *piece)))
+}
+
 /// The public names of Monty's `math` module (1.4.0, which Cargo.toml pins).
 const MATH_NAMES: [&str; 62] = [
   "pi", "e", "tau", "inf", "nan", "floor", "ceil", "trunc", "sqrt", "isqrt", "cbrt", "pow", "exp", "exp2", "expm1", "log",
@@ -158,10 +165,8 @@ pub fn module_names(body: &[Stmt]) -> Vec<(String, &'static str)> {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
       if let Stmt::Import(import) = stmt {
         for alias in &import.names {
-          let module = EXTENSIONS
-            .iter()
-            .map(|(module, ..)| *module)
-            .chain(KEYWORD_CALLS.iter().map(|(module, ..)| *module))
+          let module = imported_stand_ins()
+            .map(|(module, ..)| module)
             .chain(CALLS.iter().map(|(module, ..)| *module))
             .find(|module| *module == alias.name.as_str());
           if let Some(module) = module {
@@ -303,9 +308,7 @@ pub fn import_replacement(stmt: &Stmt, pieces: &mut BTreeSet<Piece>) -> Option<S
         let mut kept = Vec::new();
         for alias in &from.names {
           let bound = alias.asname.as_ref().unwrap_or(&alias.name).as_str();
-          let extension = EXTENSIONS.iter().map(|(of, name, stand_in, piece)| (*of, *name, *stand_in, *piece));
-          let keyword_call = KEYWORD_CALLS.iter().map(|(of, name, _, stand_in, piece)| (*of, *name, *stand_in, *piece));
-          match extension.chain(keyword_call).find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
+          match imported_stand_ins().find(|(of, name, ..)| *of == module && *name == alias.name.as_str()) {
             Some((_, _, stand_in, piece)) => {
               replaced = true;
               pieces.insert(piece);
@@ -368,8 +371,8 @@ mod tests {
     for (name, piece) in MODULES {
       assert!(module_attributes(name, piece).count() > 0, "{name}");
     }
-    for piece in EXTENSIONS.iter().map(|(.., piece)| piece).chain(KEYWORD_CALLS.iter().map(|(.., piece)| piece)) {
-      assert!(PIECES.iter().any(|(each, _)| each == piece));
+    for piece in imported_stand_ins().map(|(.., piece)| piece).chain(CALLS.iter().map(|(.., piece)| *piece)) {
+      assert!(PIECES.iter().any(|(each, _)| *each == piece), "{piece:?}");
     }
   }
 }

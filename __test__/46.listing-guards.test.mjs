@@ -1,6 +1,7 @@
 // for-in loops and object spreads go through the world's guards (src/program/listing_guards.rs,
 // src/js/listing_guards.js): a long value's keys are listed lazily in JavaScript, a long value's
-// spread is refused, and everything else is exactly what Node's V8 does.
+// spread is copied in JavaScript when it is its literal's only member and refused elsewhere, and
+// everything else is exactly what Node's V8 does.
 import { createRequire } from 'node:module'
 import { runInNewContext } from 'node:vm'
 import { describe, test, before, after } from 'node:test'
@@ -20,6 +21,23 @@ async function inNode(program) {
 
 // Each returns what its loops saw, as JSON-friendly values.
 const SAME_AS_NODE = {
+  'a spread of a long array that is its literal\'s only member': `const a = Array.from({ length: 270000 }, (_, i) => i)
+a.extra = 'x'; a[Symbol('s')] = 1; Object.defineProperty(a, 7, { value: 'hidden', enumerable: false })
+const copy = { .../* one */ a }, keys = Object.keys(copy)
+return [keys.length, keys.slice(0, 8), keys.slice(-3), Object.getOwnPropertySymbols(copy).map(String), 7 in copy, copy[269999]]`,
+  'a spread of a long string or string object that is its literal\'s only member': `const text = new String('z'.repeat(270000)); text.p = 1
+const of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 2), keys.slice(-2), copy[269999]] }
+return [of({ ...'y'.repeat(270001) }), of({ ...text })]`,
+  'a spread of a long typed array, sparse array or holey array that is its literal\'s only member': `const sparse = []; sparse[5] = 1; sparse[2 ** 32 - 2] = 2
+const holey = new Array(270000); holey[0] = 'first'; holey[150000] = 'mid'; holey[269999] = 'last'
+const of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 3), keys.slice(-3), copy[keys[keys.length - 1]]] }
+return [of({ ...new Uint8Array(270002).fill(7) }), of({ ...sparse }), of({ ...holey })]`,
+  'the getters of a long array spread that is its literal\'s only member, called in V8\'s order': `const calls = []
+const a = new Array(270000).fill(0)
+Object.defineProperty(a, 3, { get() { calls.push(3); delete a[5]; a[270001] = 'added'; return 'three' }, enumerable: true })
+Object.defineProperty(a, 'named', { get() { calls.push('named'); return 'n' }, enumerable: true })
+const copy = { ...a }
+return [calls, copy[3], 5 in copy, 270001 in copy, copy.named, Object.keys(copy).length]`,
   'a plain object, its prototype chain and shadowing': `const base = { a: 1, shadowed: 2 }
 const o = Object.create(base); o.z = 1; o[2] = 1; o[1] = 1; o.b = 1
 Object.defineProperty(o, 'shadowed', { value: 3, enumerable: false })
@@ -313,7 +331,7 @@ return [f(), names[0].length > 20 && names[0].join() === names[1].join(), String
 
 test('a for-in beside a using declaration, which Node 20 cannot parse, is guarded too', async () => {
   const program = `{ using d = null } const keys = []; for (const k in { a: 1 }) keys.push(k)
-try { ({ ...new Uint8Array(2 ** 19) }) } catch (e) { return [keys, e.name] }`
+try { ({ a: 1, ...new Uint8Array(2 ** 19) }) } catch (e) { return [keys, e.name] }`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], 'RangeError'] })
 })
 
@@ -322,9 +340,9 @@ const refusal = (length) => `RangeError: an object spread or rest of a value of 
 
 test('a spread or rest of a long value is refused, at the program\'s own line and column of the value', async () => {
   const lines = ['const m = (f) => { try { f() } catch (e) { return e.stack } }',
-    "return [m(() => ({ ...new Uint8Array(2 ** 19) })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 18) }),",
+    "return [m(() => ({ ...new Uint8Array(2 ** 19), n: 1 })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 18) }),",
     '  m(() => { let r; ({ ...r } = Array(300000).fill(0)) }), m(() => ({ ...{ length: 2 ** 20 } })) === undefined,',
-    "  m(() => ({ ...new String('x'.repeat(300000)) }))]"]
+    "  m(() => ({ s: 1, ...new String('x'.repeat(300000)) }))]"]
   const at = (line, text) => `${line}:${lines[line - 1].indexOf(text) + 1}`
   const frames = (value, call) => `\n    at <anonymous>:${value}\n    at m (<anonymous>:${at(1, 'f()')})\n    at <anonymous>:${call}`
   const result = await runtime.run({ program: lines.join('\n'), bindings: [] })
@@ -434,8 +452,11 @@ const keys = []; for (const k in { a: 1 }) keys.push(k)
 return [keys, { ...{ b: 2 } }, typeof __dsh_forIn_, typeof __dsh_spread_]`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], { b: 2 }, 'undefined', 'undefined'] })
   // Not even by a direct eval, whose code may assign to the bindings around the program.
-  const replaced = "let thrown; try { eval('__dsh_spread = (v) => v') } catch (e) { thrown = e.name } try { ({ ...new Uint8Array(2 ** 19) }) } catch (e) { return [thrown, e.name] }"
-  assert.deepStrictEqual(await runtime.run({ program: replaced, bindings: [] }), { logs: [], value: ['TypeError', 'RangeError'] })
+  const replaced = `const thrown = []
+for (const name of ['__dsh_spread', '__dsh_copied']) try { eval(name + ' = (v) => v') } catch (e) { thrown.push(e.name) }
+const copy = { ...new Uint8Array(2 ** 19) }
+try { ({ a: 1, ...new Uint8Array(2 ** 19) }) } catch (e) { return [thrown, e.name, Object.keys(copy).length] }`
+  assert.deepStrictEqual(await runtime.run({ program: replaced, bindings: [] }), { logs: [], value: [['TypeError', 'TypeError'], 'RangeError', 2 ** 19] })
 })
 
 test('code made from a string at run time compiles unless it holds a listing, which is refused with an EvalError', async () => {
@@ -468,7 +489,9 @@ const LOOPS = {
   'for-in over a long array': 'const a = new Array(2 ** 22).fill(1); for (;;) for (const k in a) {}',
   'for-in over a proxy whose getPrototypeOf trap answers with a long typed array': 'const t = new Uint8Array(2 ** 24); const p = new Proxy({}, { getPrototypeOf: () => t }); for (;;) { try { for (const k in p) {} } catch {} }',
   'for-in over an object whose prototype is a long typed array': 'const o = Object.create(new Uint8Array(2 ** 25)); for (;;) for (const k in o) {}',
-  'refused spreads of a long typed array': 'const t = new Uint8Array(2 ** 21); for (;;) { try { ({ ...t }) } catch {} }',
+  'refused spreads of a long typed array': 'const t = new Uint8Array(2 ** 21); for (;;) { try { ({ ...t, a: 1 }) } catch {} }',
+  'spreads of a long typed array, copied in JavaScript': 'const t = new Uint8Array(2 ** 21); for (;;) ({ ...t })',
+  'spreads of a long string, copied in JavaScript': "const s = 'x'.repeat(2 ** 24); for (;;) ({ ...s })",
   'refused rests of a long typed array in a parameter': 'const t = new Uint8Array(2 ** 21); const f = ({ ...r }) => r; for (;;) { try { f(t) } catch {} }',
   'refused rests of a long typed array in a for-of head': 'const t = [new Uint8Array(2 ** 21)]; for (;;) { try { for (const { ...r } of t) ; } catch {} }',
   'refused spreads of a long typed array in code made at run time': "const t = new Uint8Array(2 ** 21); for (;;) { try { eval('({ ...t })') } catch {} }",

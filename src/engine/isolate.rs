@@ -391,13 +391,15 @@ fn start_program(
         parameter,
         poll,
         array_length,
+        copied,
         ..
       },
       _,
     )) => format!(
       "(function () {{ const {for_in} = arguments[0], {spread} = arguments[1], {each} = arguments[2], \
        {parameter} = arguments[3], {poll} = arguments[4], {array_length} = arguments[5], \
-       {for_in_subject} = arguments[6], {for_in_next} = arguments[7], {each_async} = arguments[8]; \
+       {for_in_subject} = arguments[6], {for_in_next} = arguments[7], {each_async} = arguments[8], \
+       {copied} = arguments[9]; \
        return {function} }})"
     ),
     None => format!("({function})"),

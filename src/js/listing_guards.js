@@ -1,8 +1,9 @@
 // What a program's for-in loops, object spreads and object rests call (src/program/listing_guards.rs
 // puts a loop around `for (k in v)` that takes `v` through `forInSubject` and what it gave through
 // `forInNext` after each pass, rewrites a for-in whose left side has an object rest to
-// `for (k of forInKeys(v))`, `{...v}` to `{...spreadable(v)}`, and routes each object rest's source
-// through `spreadable` too, by `spreadableEach` and `parameterKey` in for-of heads and parameters).
+// `for (k of forInKeys(v))`, `{...v, a}` to `{...spreadable(v), a}`, `{...v}` to
+// `copied({...spreadable(v, 3)})`, and routes each object rest's source through `spreadable` too, by
+// `spreadableEach` and `parameterKey` in for-of heads and parameters).
 //
 // V8 lists a for-in subject's keys, and copies a spread's source, in C++: one string per element,
 // past the heap cap, with no way to stop it (`for (k in new Uint8Array(2 ** 25))` grew the host by
@@ -10,7 +11,8 @@
 // prototype chain holds a long string, array or typed array are listed lazily, in JavaScript, in
 // V8's order, and handed to V8's own for-in a part at a time; any other value is V8's to list. A
 // spread or rest copy of a value past 2^18 elements is refused: V8 would make it in one step that
-// cannot be stopped, and no copy made here could be handed to it without V8 listing it again.
+// cannot be stopped, and no copy made here could be handed to it without V8 listing it again. Only
+// a spread that is the whole of its literal is copied here instead, into the object V8 made.
 
 import { core } from 'ext:core/mod.js';
 import { createDataProperty, isObject, list } from 'ext:dsh/abstract_ops.js';
@@ -69,6 +71,8 @@ const TypeErrorCtor = TypeError;
 const ArrayBufferIsView = ArrayBuffer.isView;
 // V8's property filter for own enumerable string keys, as the op takes it.
 const ENUMERABLE_STRINGS = 2 | 16;
+// And for own enumerable symbols.
+const ENUMERABLE_SYMBOLS = 2 | 8;
 // Consecutive holes after which a long array's indices are listed by V8: a sparse array of length
 // 2^32 - 1 holds few elements, and V8 lists only those.
 const HOLES_BEFORE_LISTING = 2 ** 16;
@@ -453,6 +457,7 @@ export function spreadable(value, shape, message) {
     throw new TypeErrorCtor(destructureError(message, value));
   }
   if (shape === undefined || shape === 1) return checked(value);
+  if (shape === WHOLE_LITERAL) return copiedLater(value);
   if (value === null || value === undefined) return value;
   const text = message === undefined || typeof message[2] !== 'string' ? null : message[2];
   return shape[0] === OBJECT_PATTERN ? objectMirror(value, shape, text) : iterableMirror(value, shape, message);
@@ -522,6 +527,75 @@ function checked(value) {
 // cannot be stopped, which ends well within the 250 ms in which a run's thread leaves after it
 // settles.
 const LONG_COPY = 2 ** 18;
+
+// A spread that is the whole of its object literal (`{ ...v }`) comes with this shape, and the
+// literal's object then passes through `copied`, so that a long source can be copied here, in
+// JavaScript, a run can stop: the spread is handed nothing to copy, and `copied` copies the source
+// into the object V8 made of the literal. Nothing of the program runs between the two.
+const WHOLE_LITERAL = 3;
+// The long source the last whole-literal spread left to `copied`, if any.
+let sourceLeft;
+
+/** A whole-literal spread's source: what V8 may copy itself, or else `null`, the source kept for
+ * `copied`. */
+function copiedLater(value) {
+  const kind = kindOf(value);
+  if (kind === PROXY) refuseProxyOfLong(value);
+  if ((kind !== LONG && kind !== STRING_OBJECT) || ownLongLength(value, kind) <= LONG_COPY) return value;
+  sourceLeft = value;
+  return null;
+}
+
+/** `{ ...v }`'s object, once V8 has made it: with a long source's own enumerable properties copied
+ * into it, in V8's order, when `copiedLater` left one. */
+export function copied(object) {
+  if (sourceLeft === undefined) return object;
+  const source = sourceLeft;
+  sourceLeft = undefined;
+  copyOwnEnumerable(object, source);
+  return object;
+}
+
+// One descriptor for every property `copyOwnEnumerable` defines; nothing of the program reads it.
+const COPIED_PROPERTY = { __proto__: null, value: undefined, writable: true, enumerable: true, configurable: true };
+
+function defineCopied(target, key, value) {
+  COPIED_PROPERTY.value = value;
+  ObjectDefineProperty(target, key, COPIED_PROPERTY);
+  COPIED_PROPERTY.value = undefined;
+}
+
+/** What V8's copy of a spread does (CopyDataProperties): each own key of `source` in order (indices,
+ * other strings, symbols), copied when it is still there and enumerable as it is reached. An
+ * array's run of HOLES_BEFORE_LISTING holes hands its remaining indices to V8 to list, as a for-in
+ * over it does. */
+function copyOwnEnumerable(target, source) {
+  if (typeof source === 'string') {
+    for (let i = 0; i < source.length; i++) defineCopied(target, i, source[i]);
+    return;
+  }
+  const array = ArrayIsArray(source);
+  const length = ArrayBufferIsView(source) ? longTypedArrayLength(source) : source.length;
+  let holes = 0;
+  for (let i = 0; i < length; i++) {
+    if (array && !hasOwn(source, i)) {
+      if (++holes < HOLES_BEFORE_LISTING) continue;
+      copyKeys(target, source, heldIndices(source, 0, i + 1).keys);
+      break;
+    }
+    holes = 0;
+    if (!array || ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [i])) defineCopied(target, i, source[i]);
+  }
+  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_STRINGS));
+  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_SYMBOLS));
+}
+
+function copyKeys(target, source, keys) {
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [key])) defineCopied(target, key, source[key]);
+  }
+}
 
 // The kinds of pattern a shape mirrors, and where its children's shapes begin.
 const OBJECT_PATTERN = 0;

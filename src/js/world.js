@@ -10,7 +10,7 @@ import { send } from 'ext:dsh/binding_calls.js';
 import { queueImmediateCall } from 'ext:dsh/immediates.js';
 import { adoptTypedArrayKind } from 'ext:dsh/polling.js';
 import { JSONParse } from 'ext:dsh/abstract_ops.js';
-import { forInKeys, forInNext, forInSubject, parameterKey, poll, spreadable, spreadableEach, spreadableEachAsync } from 'ext:dsh/listing_guards.js';
+import { copied, forInKeys, forInNext, forInSubject, parameterKey, poll, spreadable, spreadableEach, spreadableEachAsync } from 'ext:dsh/listing_guards.js';
 import { arrayLength } from 'ext:dsh/interruptible.js';
 const {
   op_dsh_log,
@@ -285,7 +285,7 @@ function makeBinding(namespaceIndex, nameIndex, global, name, makeError) {
 // every run: every run calls it, and the snapshot compiles lazily.
 export const start = (function start(program, namespacesJson, guarded) {
   // A program whose listings are guarded comes as a function that binds the guards around it.
-  if (guarded) program = program(forInKeys, spreadable, spreadableEach, parameterKey, poll, arrayLength, forInSubject, forInNext, spreadableEachAsync);
+  if (guarded) program = program(forInKeys, spreadable, spreadableEach, parameterKey, poll, arrayLength, forInSubject, forInNext, spreadableEachAsync, copied);
   setTimeOrigin();
   adoptTypedArrayKind(globalThis.Float16Array);
   let namespaces = JSONParse(namespacesJson);

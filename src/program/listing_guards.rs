@@ -8,13 +8,14 @@
 //! is changed: `for (k in v)` stays V8's own, inside a loop put before it that passes `v` through a
 //! guard once; the guard gives back `v` itself when V8 may list it, and otherwise a stand-in whose
 //! keys the world lists in JavaScript a part at a time, the loop running the for-in once per part (a
-//! for-in whose left side has an object rest becomes `for (k of forIn(v))`). `{...v}` becomes
-//! `{...spread(v)}`, which refuses a long value. An object rest's source goes through the same
-//! refusal: a declaration's or an assignment's value, each value of a for-of whose head has one,
-//! and a parameter, read through the parameter guard. An object rest no rewrite reaches (inside
-//! another pattern, in a catch clause or a setter) makes the program refused. The guards are bound
-//! around the program's function under names no identifier of the program uses, so the program can
-//! neither see nor replace them.
+//! for-in whose left side has an object rest becomes `for (k of forIn(v))`). `{...v, a}` becomes
+//! `{...spread(v), a}`, which refuses a long value; a literal that is one spread, `{...v}`, becomes
+//! `copied({...spread(v, 3)})`, which copies a long value in JavaScript. An object rest's source
+//! goes through the same refusal: a declaration's or an assignment's value, each value of a for-of
+//! whose head has one, and a parameter, read through the parameter guard. An object rest no rewrite
+//! reaches (inside another pattern, in a catch clause or a setter) makes the program refused. The
+//! guards are bound around the program's function under names no identifier of the program uses, so
+//! the program can neither see nor replace them.
 //!
 //! Every loop's body also calls a poll first. A loop whose body only throws from V8's runtime (which
 //! names the call site by parsing the function again) or calls a built-in that never enters
@@ -34,10 +35,11 @@ use std::collections::{HashMap, HashSet};
 use swc_common::sync::Lrc;
 use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
-  ArrayPat, ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl, ClassExpr,
-  ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead, ForInStmt,
-  ForOfStmt, ForStmt, Function, Ident, LabeledStmt, MethodKind, NewExpr, ObjectPat, ObjectPatProp,
-  ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, Stmt, TryStmt, VarDeclarator, WhileStmt,
+  ArrayPat, ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl,
+  ClassExpr, ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead,
+  ForInStmt, ForOfStmt, ForStmt, Function, Ident, LabeledStmt, MethodKind, NewExpr, ObjectLit, ObjectPat,
+  ObjectPatProp, ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, Stmt, TryStmt,
+  VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
@@ -81,6 +83,8 @@ pub struct GuardNames {
   pub setter_value: String,
   /// Takes the length a one-argument `new Array` or `Array` call is given.
   pub array_length: String,
+  /// Takes the object of a literal that is one spread, to copy a long source into it.
+  pub copied: String,
 }
 
 /// How a program's listings were guarded: the names its text calls, where its columns moved, and
@@ -210,6 +214,7 @@ pub fn guard_listings(code: &str, taken: &[String]) -> Result<Option<(String, Gu
     thrown: unused_name(&format!("{NAME_PREFIX}thrown"), &used),
     setter_value: unused_name(&format!("{NAME_PREFIX}setterValue"), &used),
     array_length: unused_name(&format!("{NAME_PREFIX}arrayLength"), &used),
+    copied: unused_name(&format!("{NAME_PREFIX}copied"), &used),
   };
   let mut edits = finder.edits;
   edits.extend(finder.loop_bodies.into_iter().map(|body| Edit::Poll { body }));
@@ -234,6 +239,10 @@ pub fn lists_keys(code: &str) -> bool {
   script.visit_with(&mut finder);
   !recovered.is_empty() || !finder.edits.is_empty() || !finder.rests.is_empty()
 }
+
+/// The spread guard's shape for a spread that is the whole of its object literal (WHOLE_LITERAL in
+/// src/js/listing_guards.js).
+const WHOLE_LITERAL: &str = "3";
 
 /// Why a program with an object rest the rewrite cannot reach is refused.
 const UNGUARDED_REST: &str = "an object rest pattern inside an object pattern that is an array pattern's rest element \
@@ -322,6 +331,9 @@ enum Edit {
     /// The pattern has a default: the setter's parameter gets one too, so that `length` stays 0.
     defaulted: bool,
   },
+  /// An object literal whose one member is a spread (`{ ...v }`) is passed to the guard that
+  /// copies a long source into it, left by the spread guard (given the shape `WHOLE_LITERAL`).
+  WholeLiteral { literal: Span },
   /// A loop's body becomes a block that calls the poll first.
   Poll { body: Span },
   /// The one argument of `new Array(…)` or `Array(…)` (never a bare sequence) is passed to the
@@ -710,6 +722,22 @@ impl Visit for Finder {
     });
   }
 
+  fn visit_object_lit(&mut self, literal: &ObjectLit) {
+    let [PropOrSpread::Spread(spread)] = literal.props.as_slice() else {
+      literal.visit_children_with(self);
+      return;
+    };
+    spread.expr.visit_with(self);
+    self.edits.push(Edit::Copied {
+      value: spread.expr.span(),
+      sequence: is_sequence(&spread.expr),
+      more: Some(WHOLE_LITERAL.to_owned()),
+    });
+    self.edits.push(Edit::WholeLiteral {
+      literal: literal.span,
+    });
+  }
+
   fn visit_prop_or_spread(&mut self, prop: &PropOrSpread) {
     prop.visit_children_with(self);
     if let PropOrSpread::Spread(spread) = prop {
@@ -985,6 +1013,7 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         call(guard, iterable, false, Some(&more), &mut pieces);
       }
       Edit::ArrayLength { value } => call(&names.array_length, value, false, None, &mut pieces),
+      Edit::WholeLiteral { literal } => call(&names.copied, literal, false, None, &mut pieces),
       Edit::Catch { block, shape } => {
         let rank = pieces.len() as isize;
         let thrown = &names.thrown;
@@ -1182,7 +1211,12 @@ mod tests {
     );
     assert_eq!(
       guarded("for(k in{...a});"),
-      around("", "for(k in ", "{...__dsh_spread(a)}", "){__dsh_poll();;}")
+      around(
+        "",
+        "for(k in ",
+        " __dsh_copied({...__dsh_spread(a, 3)})",
+        "){__dsh_poll();;}"
+      )
     );
     // A sequence stays one argument; the left side is left as it is.
     assert_eq!(
@@ -1235,7 +1269,7 @@ mod tests {
   fn spreads_and_rests_pass_their_value_to_the_guard() {
     assert_eq!(
       guarded("const o = { a: 1, ...p, ...{ ...q }, b }"),
-      "const o = { a: 1, ...__dsh_spread(p), ...__dsh_spread({ ...__dsh_spread(q) }), b }"
+      "const o = { a: 1, ...__dsh_spread(p), ...__dsh_spread(__dsh_copied({ ...__dsh_spread(q, 3) })), b }"
     );
     assert_eq!(
       guarded("const { a, ...rest } = v; ({ b, ...rest } = w)"),
@@ -1243,7 +1277,13 @@ mod tests {
     );
     assert_eq!(
       guarded("return { ...(a, b) }"),
-      "return { ...__dsh_spread((a, b)) }"
+      "return __dsh_copied({ ...__dsh_spread((a, b), 3) })"
+    );
+    // A spread that is the whole of its literal hands the literal's object to the guard that
+    // copies a long source into it.
+    assert_eq!(
+      guarded("f({ /* all */ ...v }, { ...w, x }, { ...(a, b) })"),
+      "f(__dsh_copied({ /* all */ ...__dsh_spread(v, 3) }), { ...__dsh_spread(w), x }, __dsh_copied({ ...__dsh_spread((a, b), 3) }))"
     );
     // Array spreads, call spreads and array rests iterate, in JavaScript: left alone.
     assert_eq!(
@@ -1303,7 +1343,7 @@ mod tests {
       around(
         "",
         "for (k in ",
-        "{ ...__dsh_spread(o) }",
+        "__dsh_copied({ ...__dsh_spread(o, 3) })",
         &format!(") {{__dsh_poll();{}}}", around("", "for (j in ", "k", ") {__dsh_poll();;}"))
       )
     );
@@ -1391,10 +1431,10 @@ mod tests {
       shifts.original_column(2, column_of(lines[1], "? __dsh_forInValue") + 3),
       column_of(original[1], "o)")
     );
-    // Line 3 follows `\r\n` as one break; `é` is one UTF-16 unit: `q` is at 22 after the guard's
-    // 13 units, at 9 in the program.
-    assert_eq!(lines[2], "  é({...__dsh_spread(q)})");
-    assert_eq!(shifts.original_column(3, 22), 9);
+    // Line 3 follows `\r\n` as one break; `é` is one UTF-16 unit: `q` is at 35 after the guards'
+    // 26 units, at 9 in the program.
+    assert_eq!(lines[2], "  é(__dsh_copied({...__dsh_spread(q, 3)}))");
+    assert_eq!(shifts.original_column(3, 35), 9);
     assert_eq!(shifts.original_column(1, 1), 1);
   }
 

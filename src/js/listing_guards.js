@@ -537,8 +537,10 @@ const WHOLE_LITERAL = 3;
 let sourceLeft;
 
 /** A whole-literal spread's source: what V8 may copy itself, or else `null`, the source kept for
- * `copied`. */
+ * `copied`. Each call sets what `copied` will find, so that a source left by a pair of calls that
+ * never finished (a stack that ran out between them) reaches no other literal. */
 function copiedLater(value) {
+  sourceLeft = undefined;
   const kind = kindOf(value);
   if (kind === PROXY) refuseProxyOfLong(value);
   if ((kind !== LONG && kind !== STRING_OBJECT) || ownLongLength(value, kind) <= LONG_COPY) return value;

@@ -58,10 +58,26 @@ export function toStringStrict(value) {
   return StringCtor(value);
 }
 
+// Tells a proxy by a fast call (src/engine/listings.rs) from the moment each isolate is locked down,
+// before any program runs; the snapshot cannot keep one, and through the op each call took about
+// 17 ns, a tenth of a short array's `includes`.
+let exoticKind = null;
+// What `exoticKind` answers for a proxy.
+const PROXY = 2;
+
+export function useFastProxyCheck(fastExoticKind) {
+  exoticKind = fastExoticKind;
+}
+
+/** Whether `value` is a proxy, asked of V8 without calling any trap. */
+export function isProxy(value) {
+  return exoticKind === null ? op_dsh_is_proxy(value) : exoticKind(value) === PROXY;
+}
+
 /** The length V8 reads of `value`, an object with `length` as its own data property, or undefined
  * where reading it could call a getter or trap of the program's. Read without running program code. */
 export function plainLength(value) {
-  if (value === null || op_dsh_is_proxy(value)) return undefined;
+  if (value === null || isProxy(value)) return undefined;
   // An array's length is its own data property: read as it is, it runs nothing.
   if (ArrayIsArray(value)) return value.length;
   // Asked first, as most objects have no length of their own: it makes no descriptor.

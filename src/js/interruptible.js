@@ -12,9 +12,9 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin, standInFront } from 'ext:dsh/source_text.js';
 import { addPiece, finishResult, newResult } from 'ext:dsh/long_strings.js';
-import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, isObject, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, MAX_SAFE_LENGTH, createDataProperty, hasShortLength, isObject, isProxy, plainLength, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
-const { op_dsh_array_past_heap, op_dsh_detail_string, op_dsh_is_proxy } = core.ops;
+const { op_dsh_array_past_heap, op_dsh_detail_string } = core.ops;
 const ArrayIsArray = Array.isArray;
 const MathMax = Math.max;
 const MathMin = Math.min;
@@ -112,7 +112,7 @@ export function arrayLength(length) {
  * it, which is not asked). */
 function mayIterate(items) {
   for (let link = items; link !== null; link = ObjectGetPrototypeOfForGuards(link)) {
-    if (op_dsh_is_proxy(link) || ObjectGetOwnPropertyDescriptorForGuards(link, SymbolIteratorForGuards) !== undefined) return true;
+    if (isProxy(link) || ObjectGetOwnPropertyDescriptorForGuards(link, SymbolIteratorForGuards) !== undefined) return true;
   }
   return false;
 }
@@ -555,7 +555,7 @@ function shortArrayLike(o) {
   const length = plainLength(o);
   if (length !== undefined) return length <= LONG_LENGTH;
   // A proxy's traps are the program's to see called, by V8 alone.
-  if (!isObject(o) || op_dsh_is_proxy(o) || !isTypedArray(o) || ObjectHasOwnForGuards(o, 'length')) return false;
+  if (!isObject(o) || isProxy(o) || !isTypedArray(o) || ObjectHasOwnForGuards(o, 'length')) return false;
   const prototype = ObjectGetPrototypeOfForGuards(o);
   if (!ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_PROTOTYPES, [prototype]) || ObjectHasOwnForGuards(prototype, 'length')) return false;
   const getter = ObjectGetOwnPropertyDescriptorForGuards(TypedArrayForGuards.prototype, 'length');
@@ -567,7 +567,7 @@ for (const name in generic) {
   const slow = generic[name];
   const guarded = {
     [name]() {
-      if (ArrayIsArray(this) && !op_dsh_is_proxy(this) && this.length <= LONG_LENGTH) {
+      if (ArrayIsArray(this) && !isProxy(this) && this.length <= LONG_LENGTH) {
         return ReflectApplyForGuards(native, this, arguments);
       }
       // V8's own method throws for no receiver, in its own words, which differ from method to
@@ -596,7 +596,7 @@ const shortFrozenTemplates = new WeakSetCtor();
 function hasShortRaw(template) {
   if (typeof template !== 'object' || template === null) return false;
   if (ReflectApplyForGuards(WeakSetPrototypeHas, shortFrozenTemplates, [template])) return true;
-  if (op_dsh_is_proxy(template)) return false;
+  if (isProxy(template)) return false;
   const raw = ObjectGetOwnPropertyDescriptorForGuards(template, 'raw');
   if (raw === undefined || !hasShortLength(raw.value, SHORT_RAW)) return false;
   if (ObjectIsFrozenForGuards(template) && ObjectIsFrozenForGuards(raw.value)) {
@@ -650,7 +650,7 @@ const constructs = function () {};
  * (a subclass, or a function that returns a typed array: what they make is checked after). */
 function isTypedArrayConstructor(constructor) {
   if (ReflectApplyForGuards(ArrayPrototypeIncludesForGuards, TYPED_ARRAY_CONSTRUCTORS, [constructor])) return true;
-  if (typeof constructor !== 'function' || op_dsh_is_proxy(constructor)) return false;
+  if (typeof constructor !== 'function' || isProxy(constructor)) return false;
   const prototype = ObjectGetOwnPropertyDescriptorForGuards(constructor, 'prototype');
   if (prototype === undefined || !ObjectHasOwnForGuards(prototype, 'value')) return false;
   // A generator function has a `prototype` of its own and is no constructor.
@@ -688,7 +688,7 @@ function quickToRead(source) {
   // A string is an array-like of its characters.
   if (typeof source === 'string') return source.length <= LONG_LENGTH;
   if (typeof source !== 'object' || source === null) return true;
-  if (isTypedArray(source) || (ArrayIsArray(source) && !op_dsh_is_proxy(source))) return true;
+  if (isTypedArray(source) || (ArrayIsArray(source) && !isProxy(source))) return true;
   const length = plainLength(source);
   return length !== undefined && length <= LONG_LENGTH;
 }

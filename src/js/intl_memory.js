@@ -13,8 +13,9 @@
 import { core } from 'ext:core/mod.js';
 import { presentAsBuiltin, standInFront } from 'ext:dsh/source_text.js';
 import { boundedLocales } from 'ext:dsh/locale_list.js';
+import { isProxy } from 'ext:dsh/abstract_ops.js';
 
-const { op_dsh_icu_share, op_dsh_is_proxy } = core.ops;
+const { op_dsh_icu_share } = core.ops;
 const ObjectDefineProperty = Object.defineProperty;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ReflectApply = Reflect.apply;
@@ -142,7 +143,7 @@ function namesLargeCalendar(text, prefix) {
  * is not the program's to see (an own data property of an object that is not a proxy). */
 function asksLargeCalendar(locales, options) {
   if (namesLargeCalendar(locales, '-ca-')) return true;
-  if (typeof options !== 'object' || options === null || op_dsh_is_proxy(options)) return false;
+  if (typeof options !== 'object' || options === null || isProxy(options)) return false;
   const calendar = ObjectGetOwnPropertyDescriptor(options, 'calendar');
   return calendar !== undefined && namesLargeCalendar(calendar.value, '');
 }

@@ -18,7 +18,7 @@
 
 import { core, primordials } from 'ext:core/mod.js';
 import { standInFront } from 'ext:dsh/source_text.js';
-import { LONG_LENGTH, isObject, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
+import { LONG_LENGTH, isObject, isProxy, toIntegerOrInfinity, toLength, toStringStrict } from 'ext:dsh/abstract_ops.js';
 
 const PIECES_PER_CHUNK = 4096;
 // The longest chunk made flat: past it, a chunk's pieces average 4 KiB or more.
@@ -59,7 +59,6 @@ const SymbolSpecies = Symbol.species;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectHasOwn = Object.hasOwn;
-const { op_dsh_is_proxy } = core.ops;
 
 const NO_CAPTURES = { __proto__: null, length: 0 };
 
@@ -464,7 +463,7 @@ function replaceAllOfString(text, search, replaceValue) {
  * may answer any `length`, and V8's replace reads that many captures in C++ that never checks for
  * termination (2^32 kept a run's thread past it for minutes); regExpReplace reads them here. */
 function execIsBuiltIn(rx) {
-  if (op_dsh_is_proxy(rx) || ObjectHasOwn(rx, 'exec') || ObjectGetPrototypeOf(rx) !== RegExpPrototype) return false;
+  if (isProxy(rx) || ObjectHasOwn(rx, 'exec') || ObjectGetPrototypeOf(rx) !== RegExpPrototype) return false;
   const exec = ObjectGetOwnPropertyDescriptor(RegExpPrototype, 'exec');
   return exec !== undefined && exec.value === RegExpPrototypeExec;
 }

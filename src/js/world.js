@@ -21,7 +21,6 @@ const {
   op_dsh_settle_thrown,
   op_dsh_settle_thrown_later,
   op_dsh_exit,
-  op_dsh_is_proxy,
 } = core.ops;
 const {
   createTimer,

@@ -47,6 +47,8 @@ export const IDIOMS = {
   'Object.entries(...).map(([k, { id, ...rest }]) => ...)': timed("const o = { a: { id: 1, n: 2 }, b: { id: 2, n: 3 } }", 'sink += Object.entries(o).map(([k, { id, ...rest }]) => rest.n).length', 100_000),
   'JSON.stringify of a small object': timed("const o = { a: 1, b: [1, 2, 3], c: 'x' }", 'sink += JSON.stringify(o).length', 200_000),
   'string replace with a global regexp': timed("const s = 'a,b,c,d,e,f'", "sink += s.replace(/,/g, ';').length", 200_000),
+  'includes on a 3-element array': timed("const a = ['x', 'y', 'z']", "sink += a.includes('z') ? 1 : 0", 200_000),
+  'map, filter and reduce over 50 elements': timed('const a = Array.from({ length: 50 }, (_, j) => j)', 'sink += a.map((x) => x * 2).filter((x) => x % 3).reduce((s, x) => s + x, 0)', 20_000),
   'a spread of a 300 000-element array, its literal\'s only member': timed('const a = Array.from({ length: 300_000 }, (_, j) => j)', 'sink += Object.keys({ ...a }).length', 2),
 }
 

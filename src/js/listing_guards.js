@@ -15,7 +15,7 @@
 // a spread that is the whole of its literal is copied here instead, into the object V8 made.
 
 import { core } from 'ext:core/mod.js';
-import { createDataProperty, isObject, list } from 'ext:dsh/abstract_ops.js';
+import { createDataProperty, exoticKind, isObject, isProxy, list } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 import { standInFront } from 'ext:dsh/source_text.js';
 
@@ -26,13 +26,9 @@ const {
 // Replaced in every isolate by the same check with a fast call (src/engine/listings.rs), which the
 // snapshot cannot keep.
 let listingKind = core.ops.op_dsh_listing_kind;
-// Whether an object is a proxy or a string object, a fast call made in every isolate as it is
-// locked down (src/engine/listings.rs), before any program runs.
-let exoticKind;
 
-export function useFastCalls(fastListingKind, fastExoticKind) {
+export function useFastListingKind(fastListingKind) {
   listingKind = fastListingKind;
-  exoticKind = fastExoticKind;
 }
 const ArrayIsArray = Array.isArray;
 const ArrayPrototype = Array.prototype;
@@ -647,7 +643,7 @@ function iterableMirror(value, shape, message) {
  * the check and V8's read. Anything else is mirrored. */
 function checkedInPlace(value, shape) {
   if (shape[OWN_REST] !== 0) return false;
-  if (!ArrayIsArray(value) || exoticKind(value) === PROXY || !arrayIterationIsNative(value)) return false;
+  if (!ArrayIsArray(value) || isProxy(value) || !arrayIterationIsNative(value)) return false;
   // One element to check, with no code of the program's to run before V8 reads it (which could
   // put another value in its place); elements after it may run code.
   let at = -1;

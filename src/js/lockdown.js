@@ -6,13 +6,13 @@
 // Memory that bypasses the counting ArrayBuffer allocator cannot be capped, so the program's
 // world has none: no WebAssembly (its memories), and no resizable or growable buffers.
 
-import { isObject, useFastProxyCheck } from 'ext:dsh/abstract_ops.js';
+import { isObject, useFastExoticKind } from 'ext:dsh/abstract_ops.js';
 import { presentAsBuiltin } from 'ext:dsh/source_text.js';
-import { useFastCalls } from 'ext:dsh/listing_guards.js';
+import { useFastListingKind } from 'ext:dsh/listing_guards.js';
 
 export const lockdown = (function lockdown(listingKind, exoticKind) {
-  useFastCalls(listingKind, exoticKind);
-  useFastProxyCheck(exoticKind);
+  useFastListingKind(listingKind);
+  useFastExoticKind(exoticKind);
   const ObjectDefineProperty = Object.defineProperty;
   const ProxyCtor = Proxy;
   const RangeErrorCtor = RangeError;

@@ -1,6 +1,6 @@
 import json as __dsh_json
 __dsh_type, __dsh_id, __dsh_sorted, __dsh_isinstance = type, id, sorted, isinstance
-__dsh_str, __dsh_int, __dsh_float, __dsh_bool, __dsh_dict, __dsh_list, __dsh_tuple = str, int, float, bool, dict, list, tuple
+__dsh_str, __dsh_int, __dsh_float, __dsh_dict, __dsh_list, __dsh_tuple = str, int, float, dict, list, tuple
 __dsh_TypeError, __dsh_ValueError = TypeError, ValueError
 def __dsh_json_dumps(obj, *, default=None, **options):
     if default is None:

@@ -109,12 +109,16 @@ const A_PROXY = 2;
 function chainHolds(value) {
   if (value === null || value === undefined) return NOTHING_LONG;
   for (let link = value; ;) {
-    const kind = kindOf(link);
-    if (kind === PROXY) {
-      refuseProxyOfLong(link);
-      return A_PROXY;
+    // Most links are ordinary objects, told here without a call to kindOf, which an interpreted
+    // for-in would make for each of its subject's links.
+    if (typeof link !== 'object' || exoticKind(link) !== SHORT || ArrayIsArray(link) || ArrayBufferIsView(link)) {
+      const kind = kindOf(link);
+      if (kind === PROXY) {
+        refuseProxyOfLong(link);
+        return A_PROXY;
+      }
+      if (kind === LONG || (kind === STRING_OBJECT && ownLongLength(link, kind) > 0)) return SOMETHING_LONG;
     }
-    if (kind === LONG || (kind === STRING_OBJECT && ownLongLength(link, kind) > 0)) return SOMETHING_LONG;
     link = ObjectGetPrototypeOf(link);
     // Object.prototype lists no indices, and its prototype is null for good: most chains end here
     // without another call.

@@ -206,6 +206,17 @@ return [m(() => { const { a, ...r } = null }), m(() => { const { a, ...r } = x.k
   m(() => { const { a, ...r } = typeof n === 'x' || null }), m(() => { const { a, ...r } = ({ y: null }).y }),
   m(() => { const { a: { b, ...r } } = {} }), m(() => { const [{ b, ...r }] = [null] }), m(() => { for (const [b, { ...r }] of [5]); }),
   m(() => { try { throw null } catch ({ message, ...rest }) {} })]`,
+  'the expression a message names, printed as V8 prints it: literals it folded, arrays, templates, functions': `const m = (f) => { try { f(); return 'no error' } catch (e) { return e.message } }
+let x = null; const o = { p: null, q: 5 }, f = () => null
+class C { #p = null; get() { const { a, ...r } = this.#p } }
+return [m(() => { const { a, ...r } = [1, null][1] }), m(() => { const { a, ...r } = [, f()][1] }), m(() => { const { a, ...r } = \`a\${'b'}c\`.x }),
+  m(() => { const { a, ...r } = \`\${x}\${o.p}\`.y }), m(() => { const { a, ...r } = (function () { 1; return null })() }),
+  m(() => { const { a, ...r } = (({ p }) => null)({}) }), m(() => { const { a, ...r } = (class { a() {} b() {} }).x }),
+  m(() => { const { a, ...r } = o[-1 >>> 0] }), m(() => { const { a, ...r } = o[1e21] }), m(() => { const { a, ...r } = [2 ** 53, !0, 1 + 2 + x][9] }),
+  m(() => { const { a, ...r } = [x + x + x, x * 2 + 1][9] }), m(() => { const { a, ...r } = (x = null) }), m(() => { const { a, ...r } = o[\`q\`].z }),
+  m(() => { const { a, ...r } = f\`t\` }), m(() => { const { a, ...r } = /a/ysmig.x }), m(() => new C().get()),
+  m(() => { for (const { ...r } of [f()][0]); }), m(() => { for (const { ...r } of 1 + 2); }), m(() => { const [{ ...r }] = x++ }),
+  m(() => { const [{ ...r }] = 1n }), m(() => { for (const { ...r } of f\`t\`); })]`,
   'a function\'s source text, with nothing the guards inserted': `function outer(o, { a, ...r }) {
   for (const k in o) { while (false); }
   do { } while (false)

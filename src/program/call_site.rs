@@ -11,8 +11,8 @@
 
 use swc_ecma_ast::{
   ArrowExpr, ArrowFunctionBody, AssignTarget, BinaryOp, Callee, Class, ClassMember, Decl, Expr, ExprOrSpread,
-  Function, Lit, MemberProp, MetaPropKind, ObjectPat, ObjectPatProp, Pat, PropName, SimpleAssignTarget, Stmt,
-  UnaryOp,
+  Function, Lit, MemberExpr, MemberProp, MetaPropKind, ObjectPat, ObjectPatProp, Pat, PropName,
+  SimpleAssignTarget, Stmt, UnaryOp,
 };
 
 /// `Cannot destructure property 'key' of 'text' as it is null.` (`Cannot destructure 'text'…`
@@ -166,26 +166,14 @@ fn printed(expr: &Expr, iterating: bool) -> Option<String> {
     Expr::Lit(Lit::Regex(regex)) => Some(format!("/{}/{}", regex.exp, v8_flag_order(&regex.flags))),
     Expr::Tpl(template) => Some(template.exprs.iter().map(|part| nested(part, iterating)).collect()),
     Expr::TaggedTpl(tagged) => Some(called(nested(&tagged.tag, iterating), iterating)),
-    Expr::Member(member) => {
-      let object = nested(&member.obj, iterating);
-      match &member.prop {
-        MemberProp::Ident(name) => Some(format!("{object}.{}", name.sym)),
-        MemberProp::Computed(computed) => match folded(&computed.expr) {
-          Some(Folded::Text(key)) => Some(format!("{object}.{key}")),
-          _ => Some(format!("{object}[{}]", nested(&computed.expr, iterating))),
-        },
-        MemberProp::PrivateName(name) => Some(format!("{object}[#{}]", name.name)),
-      }
-    }
+    Expr::Member(member) => Some(member_text(member, iterating)),
     Expr::Call(call) => match &call.callee {
       Callee::Expr(callee) => Some(called(nested(callee, iterating), iterating)),
       _ => None,
     },
     Expr::Assign(assign) => match &assign.left {
       AssignTarget::Simple(SimpleAssignTarget::Ident(name)) => Some(name.id.sym.to_string()),
-      AssignTarget::Simple(SimpleAssignTarget::Member(member)) => {
-        printed(&Expr::Member(member.clone()), iterating)
-      }
+      AssignTarget::Simple(SimpleAssignTarget::Member(member)) => Some(member_text(member, iterating)),
       _ => None,
     },
     // Where the value is iterated, the printer writes what a `new` calls.
@@ -241,6 +229,19 @@ fn printed(expr: &Expr, iterating: bool) -> Option<String> {
     Expr::Class(class) => repeated_intermediate(class_members(&class.class)?),
     Expr::MetaProp(meta) if meta.kind == MetaPropKind::NewTarget => Some(".new.target".to_owned()),
     _ => None,
+  }
+}
+
+/// A property read: `o.k` for a name or a text V8 made a literal of, `o[k]` for any other key.
+fn member_text(member: &MemberExpr, iterating: bool) -> String {
+  let object = nested(&member.obj, iterating);
+  match &member.prop {
+    MemberProp::Ident(name) => format!("{object}.{}", name.sym),
+    MemberProp::Computed(computed) => match folded(&computed.expr) {
+      Some(Folded::Text(key)) => format!("{object}.{key}"),
+      _ => format!("{object}[{}]", nested(&computed.expr, iterating)),
+    },
+    MemberProp::PrivateName(name) => format!("{object}[#{}]", name.name),
   }
 }
 
@@ -304,15 +305,15 @@ fn body_statements(simple_parameters: bool, statements: &[Stmt]) -> Option<usize
   if simple_parameters {
     return Some(counted);
   }
-  let plain = |statement: &&Stmt| matches!(statement, Stmt::Expr(_) | Stmt::Return(_) | Stmt::Throw(_));
-  let (plain_statements, others): (Vec<&Stmt>, Vec<&Stmt>) =
-    statements.iter().filter(|statement| !matches!(statement, Stmt::Empty(_))).partition(plain);
-  if others.is_empty() {
-    Some(1 + plain_statements.len())
-  } else if others.iter().all(|statement| matches!(statement, Stmt::Decl(_))) {
+  let compound = statements.iter().any(|statement| {
+    !matches!(statement, Stmt::Expr(_) | Stmt::Return(_) | Stmt::Throw(_) | Stmt::Empty(_) | Stmt::Decl(_))
+  });
+  if compound {
+    None
+  } else if statements.iter().any(|statement| matches!(statement, Stmt::Decl(_))) {
     Some(2)
   } else {
-    None
+    Some(1 + counted)
   }
 }
 
@@ -340,7 +341,8 @@ fn v8_flag_order(flags: &str) -> String {
 enum Folded {
   Number(f64),
   Text(String),
-  Other(&'static str),
+  Bool(bool),
+  Null,
 }
 
 impl Folded {
@@ -349,7 +351,17 @@ impl Folded {
     match self {
       Folded::Number(value) => number_text(*value),
       Folded::Text(text) => format!("\"{text}\""),
-      Folded::Other(text) => (*text).to_owned(),
+      Folded::Bool(value) => value.to_string(),
+      Folded::Null => "null".to_owned(),
+    }
+  }
+
+  fn truthy(&self) -> bool {
+    match self {
+      Folded::Number(value) => *value != 0.0 && !value.is_nan(),
+      Folded::Text(text) => !text.is_empty(),
+      Folded::Bool(value) => *value,
+      Folded::Null => false,
     }
   }
 }
@@ -360,8 +372,8 @@ fn folded(expr: &Expr) -> Option<Folded> {
   match unparenthesised(expr) {
     Expr::Lit(Lit::Num(number)) => Some(Folded::Number(number.value)),
     Expr::Lit(Lit::Str(text)) => Some(Folded::Text(text.value.to_string_lossy().into_owned())),
-    Expr::Lit(Lit::Null(_)) => Some(Folded::Other("null")),
-    Expr::Lit(Lit::Bool(value)) => Some(Folded::Other(if value.value { "true" } else { "false" })),
+    Expr::Lit(Lit::Null(_)) => Some(Folded::Null),
+    Expr::Lit(Lit::Bool(value)) => Some(Folded::Bool(value.value)),
     Expr::Tpl(template) if template.exprs.is_empty() => {
       let cooked = template.quasis.first()?.cooked.as_ref()?;
       Some(Folded::Text(cooked.to_string_lossy().into_owned()))
@@ -369,7 +381,7 @@ fn folded(expr: &Expr) -> Option<Folded> {
     Expr::Unary(unary) => {
       let operand = folded(&unary.arg)?;
       match (unary.op, operand) {
-        (UnaryOp::Bang, operand) => Some(Folded::Other(if operand.truthy() { "false" } else { "true" })),
+        (UnaryOp::Bang, operand) => Some(Folded::Bool(!operand.truthy())),
         (UnaryOp::Plus, Folded::Number(value)) => Some(Folded::Number(value)),
         (UnaryOp::Minus, Folded::Number(value)) => Some(Folded::Number(-value)),
         (UnaryOp::Tilde, Folded::Number(value)) => Some(Folded::Number(f64::from(!to_int32(value)))),
@@ -384,16 +396,6 @@ fn folded(expr: &Expr) -> Option<Folded> {
       _ => None,
     },
     _ => None,
-  }
-}
-
-impl Folded {
-  fn truthy(&self) -> bool {
-    match self {
-      Folded::Number(value) => *value != 0.0 && !value.is_nan(),
-      Folded::Text(text) => !text.is_empty(),
-      Folded::Other(text) => *text == "true",
-    }
   }
 }
 
@@ -514,6 +516,9 @@ mod tests {
     assert_eq!(messages("const { [k]: a, ...r } = n").0, r#"[0,null,"n"]"#);
     assert_eq!(messages("const { ...r } = n").0, r#"[0,null,"n"]"#);
     assert_eq!(messages("const { a = 1, ...r } = n").0, r#"[1,"a","n"]"#);
+    // A numeric key as JavaScript writes the number (Node 24: `property '1e+21'`).
+    assert_eq!(messages("const { 1.5: a, ...r } = n").0, r#"[0,"1.5","n"]"#);
+    assert_eq!(messages("const { 1e21: a, ...r } = n").0, r#"[0,"1e+21","n"]"#);
     assert_eq!(messages("const { a: b = 1, ...r } = n").0, r#"[1,"a","n"]"#);
     // Operators fully parenthesised, an object literal by its properties, as V8's printer writes them.
     assert_eq!(messages("const { a, ...r } = typeof x === 1 || null").0, r#"[0,"a","(((typeof x) === 1) || null)"]"#);

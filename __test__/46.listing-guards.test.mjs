@@ -1,7 +1,7 @@
 // for-in loops and object spreads go through the world's guards (src/program/listing_guards.rs,
 // src/js/listing_guards.js): a long value's keys are listed lazily in JavaScript, a long value's
-// spread is copied in JavaScript when it is its literal's only member and refused elsewhere, and
-// everything else is exactly what Node's V8 does.
+// spread is copied in JavaScript when it is its literal's last spread and the members after it run
+// no code, and refused elsewhere, and everything else is exactly what Node's V8 does.
 import { createRequire } from 'node:module'
 import { runInNewContext } from 'node:vm'
 import { describe, test, before, after } from 'node:test'
@@ -25,6 +25,18 @@ const SAME_AS_NODE = {
 a.extra = 'x'; a[Symbol('s')] = 1; Object.defineProperty(a, 7, { value: 'hidden', enumerable: false })
 const copy = { .../* one */ a }, keys = Object.keys(copy)
 return [keys.length, keys.slice(0, 8), keys.slice(-3), Object.getOwnPropertySymbols(copy).map(String), 7 in copy, copy[269999]]`,
+  'a long value\'s spread beside other members, the last spread with members after it that run no code': `const a = Array.from({ length: 270000 }, (_, i) => i)
+const x = 'X', of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 3), keys.slice(-4), copy[1], copy[5], copy[269999]] }
+return [of({ x: 1, ...a }), of({ 0: 'a', 1: 'b', ...a, 1: 'c', z: 2 }),
+  of({ ...a, get g() { return 1 }, set h(v) {}, x, 'y-z': \`t\`, 7: -1, 1e21: null, 0x10: 10, m() {}, f: function () {}, r: /r/g })]`,
+  'a long value\'s spread beside other members: its own named keys, a prototype, a method\'s super': `const t = new Uint8Array(270000).fill(3), named = Array.from({ length: 270000 }, (_, i) => -i); named.q = 'Q'
+const of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 3), keys.slice(-4), copy[1], copy[5], copy[269999]] }
+const proto = { p: 1 }, withProto = { ...t, __proto__: proto, k: 1 }, withMethod = { ...t, m() { return super.p } }
+Object.setPrototypeOf(withMethod, proto)
+return [of({ q: 0, ...named, b: 2 }), of({ a: 1, ...named }), [of(withProto), Object.getPrototypeOf(withProto) === proto], [of(withMethod), withMethod.m()]]`,
+  'a long string\'s spread beside other members, and after short spreads': `const t = new Uint8Array(270000).fill(3)
+const of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 3), keys.slice(-4), copy[1], copy[5], copy[269999]] }
+return [of({ ...'ab'.repeat(135000), length: 5, 3: 'three' }), of({ ...[1, 2], ...{ y: 2 }, ...t })]`,
   'a spread of a long string or string object that is its literal\'s only member': `const text = new String('z'.repeat(270000)); text.p = 1
 const of = (copy) => { const keys = Object.keys(copy); return [keys.length, keys.slice(0, 2), keys.slice(-2), copy[269999]] }
 return [of({ ...'y'.repeat(270001) }), of({ ...text })]`,
@@ -342,7 +354,7 @@ return [f(), names[0].length > 20 && names[0].join() === names[1].join(), String
 
 test('a for-in beside a using declaration, which Node 20 cannot parse, is guarded too', async () => {
   const program = `{ using d = null } const keys = []; for (const k in { a: 1 }) keys.push(k)
-try { ({ a: 1, ...new Uint8Array(2 ** 19) }) } catch (e) { return [keys, e.name] }`
+try { ({ ...new Uint8Array(2 ** 19), a: [] }) } catch (e) { return [keys, e.name] }`
   assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), { logs: [], value: [['a'], 'RangeError'] })
 })
 
@@ -351,9 +363,9 @@ const refusal = (length) => `RangeError: an object spread or rest of a value of 
 
 test('a spread or rest of a long value is refused, at the program\'s own line and column of the value', async () => {
   const lines = ['const m = (f) => { try { f() } catch (e) { return e.stack } }',
-    "return [m(() => ({ ...new Uint8Array(2 ** 19), n: 1 })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 18) }),",
+    "return [m(() => ({ ...new Uint8Array(2 ** 19), n: [] })), m(() => { const { length, ...r } = 'ab'.repeat(2 ** 18) }),",
     '  m(() => { let r; ({ ...r } = Array(300000).fill(0)) }), m(() => ({ ...{ length: 2 ** 20 } })) === undefined,',
-    "  m(() => ({ s: 1, ...new String('x'.repeat(300000)) }))]"]
+    "  m(() => ({ s: 1, ...new String('x'.repeat(300000)), ...{} }))]"]
   const at = (line, text) => `${line}:${lines[line - 1].indexOf(text) + 1}`
   const frames = (value, call) => `\n    at <anonymous>:${value}\n    at m (<anonymous>:${at(1, 'f()')})\n    at <anonymous>:${call}`
   const result = await runtime.run({ program: lines.join('\n'), bindings: [] })
@@ -366,6 +378,19 @@ test('a spread or rest of a long value is refused, at the program\'s own line an
       true,
       refusal(300000) + frames(at(4, 'new'), at(4, 'm(')),
     ],
+  })
+})
+
+test('a long value\'s spread is refused where members after it run code, or its own named keys would come before theirs', async () => {
+  const program = `const m = (f) => { try { return Object.keys(f()).length } catch (e) { return e.message } }
+const a = new Array(300000).fill(0), named = new Array(300000).fill(0), key = 'k', calls = []
+named.q = 1
+return [m(() => ({ ...a, n: calls.push(1) })), m(() => ({ ...a, ...[1] })), m(() => ({ ...a, [key]: 1 })), m(() => ({ ...a, c: class {} })),
+  m(() => ({ p: 1, ...named, r: 2 })), m(() => ({ q: 1, ...named, r: 2 })), m(() => ({ p: 1, ...named })), calls.length]`
+  const refused = refusal(300000).slice('RangeError: '.length)
+  assert.deepStrictEqual(await runtime.run({ program, bindings: [] }), {
+    logs: [],
+    value: [refused, refused, refused, refused, refused, 300002, 300002, 0],
   })
 })
 
@@ -466,7 +491,7 @@ return [keys, { ...{ b: 2 } }, typeof __dsh_forIn_, typeof __dsh_spread_]`
   const replaced = `const thrown = []
 for (const name of ['__dsh_spread', '__dsh_copied']) try { eval(name + ' = (v) => v') } catch (e) { thrown.push(e.name) }
 const copy = { ...new Uint8Array(2 ** 19) }
-try { ({ a: 1, ...new Uint8Array(2 ** 19) }) } catch (e) { return [thrown, e.name, Object.keys(copy).length] }`
+try { ({ ...new Uint8Array(2 ** 19), a: [1] }) } catch (e) { return [thrown, e.name, Object.keys(copy).length] }`
   assert.deepStrictEqual(await runtime.run({ program: replaced, bindings: [] }), { logs: [], value: [['TypeError', 'TypeError'], 'RangeError', 2 ** 19] })
 })
 

@@ -1,8 +1,9 @@
 // What a program's for-in loops, object spreads and object rests call (src/program/listing_guards.rs
 // puts a loop around `for (k in v)` that takes `v` through `forInSubject` and what it gave through
 // `forInNext` after each pass, rewrites a for-in whose left side has an object rest to
-// `for (k of forInKeys(v))`, `{...v, a}` to `{...spreadable(v), a}`, `{...v}` to
-// `copied({...spreadable(v, 3)})`, and routes each object rest's source through `spreadable` too, by
+// `for (k of forInKeys(v))`, `{a, ...v, b: 1}` to `copied({a, ...spreadable(v, 3), b: 1}, '["b"]')`
+// when the members after a literal's last spread run no code, any other spread `{...v, b: f()}` to
+// `{...spreadable(v), b: f()}`, and routes each object rest's source through `spreadable` too, by
 // `spreadableEach` and `parameterKey` in for-of heads and parameters).
 //
 // V8 lists a for-in subject's keys, and copies a spread's source, in C++: one string per element,
@@ -12,10 +13,11 @@
 // V8's order, and handed to V8's own for-in a part at a time; any other value is V8's to list. A
 // spread or rest copy of a value past 2^18 elements is refused: V8 would make it in one step that
 // cannot be stopped, and no copy made here could be handed to it without V8 listing it again. Only
-// a spread that is the whole of its literal is copied here instead, into the object V8 made.
+// a literal's last spread, with nothing after it that runs code, is copied here instead, into the
+// object V8 made.
 
 import { core } from 'ext:core/mod.js';
-import { createDataProperty, exoticKind, isObject, isProxy, list } from 'ext:dsh/abstract_ops.js';
+import { JSONParse, createDataProperty, exoticKind, isObject, isProxy, list } from 'ext:dsh/abstract_ops.js';
 import { LONG_LISTING, longTypedArrayLength } from 'ext:dsh/polling.js';
 import { standInFront } from 'ext:dsh/source_text.js';
 
@@ -46,6 +48,7 @@ const ObjectPrototypeHasOwnProperty = Object.prototype.hasOwnProperty;
 const ObjectPrototypeLookupGetter = Object.prototype.__lookupGetter__;
 const ObjectPrototypePropertyIsEnumerable = Object.prototype.propertyIsEnumerable;
 const ReflectApply = Reflect.apply;
+const ReflectDeleteProperty = Reflect.deleteProperty;
 const ReflectGetOwnPropertyDescriptor = Reflect.getOwnPropertyDescriptor;
 const ReflectGet = Reflect.get;
 const ReflectGetPrototypeOf = Reflect.getPrototypeOf;
@@ -456,8 +459,7 @@ export function spreadable(value, shape, message) {
   if (message !== undefined && (value === null || (value === undefined && message[3] !== 1))) {
     throw new TypeErrorCtor(destructureError(message, value));
   }
-  if (shape === undefined || shape === 1) return checked(value);
-  if (shape === WHOLE_LITERAL) return copiedLater(value);
+  if (shape === undefined || shape === 1 || shape === COPIED_LATER) return checked(value, shape === COPIED_LATER);
   if (value === null || value === undefined) return value;
   const text = message === undefined || typeof message[2] !== 'string' ? null : message[2];
   return shape[0] === OBJECT_PATTERN ? objectMirror(value, shape, text) : iterableMirror(value, shape, message);
@@ -512,13 +514,22 @@ function valueNamed(value) {
   return type;
 }
 
-function checked(value) {
+/** A spread's or rest's source, as V8 may copy it: refused when long, unless `later`, for a spread
+ * whose literal's object `copied` takes, which then gets an object that leaves the source in it
+ * under LEFT. */
+function checked(value, later) {
   const kind = kindOf(value);
   if (kind === PROXY) refuseProxyOfLong(value);
   // Asked first: every spread comes here, and most sources are short.
   if (kind !== LONG && kind !== STRING_OBJECT) return value;
   const length = ownLongLength(value, kind);
   if (length <= LONG_COPY) return value;
+  if (!later) refuseLongCopy(length);
+  sourcesLeft++;
+  return { __proto__: null, [LEFT]: value };
+}
+
+function refuseLongCopy(length) {
   throw new RangeErrorCtor(`an object spread or rest of a value of ${length} elements is refused: past ${LONG_COPY}, ` +
     'V8 copies them in one step that cannot be stopped (copy them in a loop instead)');
 }
@@ -528,33 +539,48 @@ function checked(value) {
 // settles.
 const LONG_COPY = 2 ** 18;
 
-// A spread that is the whole of its object literal (`{ ...v }`) comes with this shape, and the
-// literal's object then passes through `copied`, so that a long source can be copied here, in
-// JavaScript, a run can stop: the spread is handed nothing to copy, and `copied` copies the source
-// into the object V8 made of the literal. Nothing of the program runs between the two.
-const WHOLE_LITERAL = 3;
-// The long source the last whole-literal spread left to `copied`, if any.
-let sourceLeft;
+// A literal's last spread, when the members after it run none of the program's code, comes with
+// this shape, and the literal's object then passes through `copied` with the keys those members
+// define, so that a long source can be copied here, in JavaScript, a run can stop: V8's spread copies
+// one property, LEFT, whose value is the source, and `copied` copies the source's own enumerable
+// properties into the object V8 made of the literal, leaving the keys after the spread as those
+// members defined them.
+const COPIED_LATER = 3;
+// The key under which a spread leaves its long source in its literal's object: there for `copied`
+// alone, as nothing of the program runs between the two.
+const LEFT = SymbolCtor('dsh spread source');
+// How many sources spreads have left: `copied` looks in its object only when some are. A literal
+// whose later member threw never reaches `copied`, and keeps this above 0 for good, which costs
+// each `copied` an own-property check.
+let sourcesLeft = 0;
 
-/** A whole-literal spread's source: what V8 may copy itself, or else `null`, the source kept for
- * `copied`. Each call sets what `copied` will find, so that a source left by a pair of calls that
- * never finished (a stack that ran out between them) reaches no other literal. */
-function copiedLater(value) {
-  sourceLeft = undefined;
-  const kind = kindOf(value);
-  if (kind === PROXY) refuseProxyOfLong(value);
-  if ((kind !== LONG && kind !== STRING_OBJECT) || ownLongLength(value, kind) <= LONG_COPY) return value;
-  sourceLeft = value;
-  return null;
+/** A literal's object, once V8 has made it: with the long source its last spread left in it, if
+ * any, copied in, in V8's order, except for the keys in `after` (a JSON list), which the members
+ * after the spread defined. */
+export function copied(object, after) {
+  return sourcesLeft === 0 || !hasOwn(object, LEFT) ? object : copyLeft(object, after);
 }
 
-/** `{ ...v }`'s object, once V8 has made it: with a long source's own enumerable properties copied
- * into it, in V8's order, when `copiedLater` left one. */
-export function copied(object) {
-  if (sourceLeft === undefined) return object;
-  const source = sourceLeft;
-  sourceLeft = undefined;
-  copyOwnEnumerable(object, source);
+function copyLeft(object, after) {
+  sourcesLeft--;
+  const source = object[LEFT];
+  ReflectDeleteProperty(object, LEFT);
+  if (after === undefined) {
+    copyOwnEnumerable(object, source, null);
+    return object;
+  }
+  const defined = { __proto__: null };
+  const keys = JSONParse(after);
+  for (let i = 0; i < keys.length; i++) defined[keys[i]] = true;
+  // A named key of the source's that no member of the literal defines would come before the keys
+  // after the spread in V8's order, which a copy made after them cannot give it: refused.
+  if (typeof source !== 'string') {
+    const named = nonIndexKeys(source, ENUMERABLE_STRINGS);
+    for (let i = 0; i < named.length; i++) {
+      if (!hasOwn(object, named[i])) refuseLongCopy(ownLongLength(source, listingKind(source)));
+    }
+  }
+  copyOwnEnumerable(object, source, defined);
   return object;
 }
 
@@ -568,12 +594,14 @@ function defineCopied(target, key, value) {
 }
 
 /** What V8's copy of a spread does (CopyDataProperties): each own key of `source` in order (indices,
- * other strings, symbols), copied when it is still there and enumerable as it is reached. An
- * array's run of HOLES_BEFORE_LISTING holes hands its remaining indices to V8 to list, as a for-in
- * over it does. */
-function copyOwnEnumerable(target, source) {
+ * other strings, symbols), copied when it is still there and enumerable as it is reached, unless it
+ * is one of `skipped`'s keys. An array's run of HOLES_BEFORE_LISTING holes hands its remaining
+ * indices to V8 to list, as a for-in over it does. */
+function copyOwnEnumerable(target, source, skipped) {
   if (typeof source === 'string') {
-    for (let i = 0; i < source.length; i++) defineCopied(target, i, source[i]);
+    for (let i = 0; i < source.length; i++) {
+      if (skipped === null || !(i in skipped)) defineCopied(target, i, source[i]);
+    }
     return;
   }
   const array = ArrayIsArray(source);
@@ -582,20 +610,24 @@ function copyOwnEnumerable(target, source) {
   for (let i = 0; i < length; i++) {
     if (array && !hasOwn(source, i)) {
       if (++holes < HOLES_BEFORE_LISTING) continue;
-      copyKeys(target, source, heldIndices(source, 0, i + 1).keys);
+      copyKeys(target, source, heldIndices(source, 0, i + 1).keys, skipped);
       break;
     }
     holes = 0;
-    if (!array || ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [i])) defineCopied(target, i, source[i]);
+    if ((skipped === null || !(i in skipped)) && (!array || ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [i]))) {
+      defineCopied(target, i, source[i]);
+    }
   }
-  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_STRINGS));
-  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_SYMBOLS));
+  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_STRINGS), skipped);
+  copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_SYMBOLS), null);
 }
 
-function copyKeys(target, source, keys) {
+function copyKeys(target, source, keys, skipped) {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [key])) defineCopied(target, key, source[key]);
+    if ((skipped === null || !(key in skipped)) && ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [key])) {
+      defineCopied(target, key, source[key]);
+    }
   }
 }
 

@@ -435,7 +435,7 @@ fn to_int32(value: f64) -> i32 {
 }
 
 /// A number as JavaScript's `String(number)` writes it.
-fn number_text(value: f64) -> String {
+pub(crate) fn number_text(value: f64) -> String {
   if value.is_nan() {
     return "NaN".to_owned();
   }

@@ -8,9 +8,11 @@
 //! is changed: `for (k in v)` stays V8's own, inside a loop put before it that passes `v` through a
 //! guard once; the guard gives back `v` itself when V8 may list it, and otherwise a stand-in whose
 //! keys the world lists in JavaScript a part at a time, the loop running the for-in once per part (a
-//! for-in whose left side has an object rest becomes `for (k of forIn(v))`). `{...v, a}` becomes
-//! `{...spread(v), a}`, which refuses a long value; a literal that is one spread, `{...v}`, becomes
-//! `copied({...spread(v, 3)})`, which copies a long value in JavaScript. An object rest's source
+//! for-in whose left side has an object rest becomes `for (k of forIn(v))`). A literal's last spread,
+//! when what follows it runs none of the program's code, copies a long value in JavaScript:
+//! `{a, ...v, b: 1}` becomes `copied({a, ...spread(v, 3), b: 1}, '["b"]')`, given the keys after it.
+//! Any other spread, `{...v, b: f()}`, becomes `{...spread(v), b: f()}`, which refuses a long value.
+//! An object rest's source
 //! goes through the same refusal: a declaration's or an assignment's value, each value of a for-of
 //! whose head has one, and a parameter, read through the parameter guard. An object rest no rewrite
 //! reaches (inside another pattern, in a catch clause or a setter) makes the program refused. The
@@ -37,14 +39,16 @@ use swc_common::{BytePos, FileName, SourceMap, Span, Spanned};
 use swc_ecma_ast::{
   ArrayPat, ArrowExpr, AssignExpr, AssignTarget, AssignTargetPat, BindingIdent, CallExpr, Callee, ClassDecl,
   ClassExpr, ClassMethod, Constructor, DoWhileStmt, EsVersion, Expr, ExprOrSpread, FnDecl, FnExpr, ForHead,
-  ForInStmt, ForOfStmt, ForStmt, Function, Ident, LabeledStmt, MethodKind, NewExpr, ObjectLit, ObjectPat,
-  ObjectPatProp, ParamOrTsParamProp, Pat, PrivateMethod, PropOrSpread, SetterProp, Stmt, TryStmt,
-  VarDeclarator, WhileStmt,
+  ForInStmt, ForOfStmt, ForStmt, Function, Ident, LabeledStmt, Lit, MethodKind, NewExpr, ObjectLit,
+  ObjectPat, ObjectPatProp, ParamOrTsParamProp, Pat, PrivateMethod, Prop, PropName, PropOrSpread, SetterProp,
+  Stmt, TryStmt, UnaryOp, VarDeclarator, WhileStmt,
 };
 use swc_ecma_parser::{EsSyntax, Syntax, parse_file_as_script};
 use swc_ecma_visit::{Visit, VisitWith};
 
-use crate::program::call_site::{Source, array_message, destructure_message, for_of_message, object_message};
+use crate::program::call_site::{
+  Source, array_message, destructure_message, for_of_message, number_text, object_message,
+};
 use crate::program::own_text::Change;
 
 /// Parsed as the body of an async function, as the eraser parses it, so top-level `return` and
@@ -83,7 +87,7 @@ pub struct GuardNames {
   pub setter_value: String,
   /// Takes the length a one-argument `new Array` or `Array` call is given.
   pub array_length: String,
-  /// Takes the object of a literal that is one spread, to copy a long source into it.
+  /// Takes the object of a literal whose last spread's long source is copied into it.
   pub copied: String,
 }
 
@@ -240,9 +244,9 @@ pub fn lists_keys(code: &str) -> bool {
   !recovered.is_empty() || !finder.edits.is_empty() || !finder.rests.is_empty()
 }
 
-/// The spread guard's shape for a spread that is the whole of its object literal (WHOLE_LITERAL in
-/// src/js/listing_guards.js).
-const WHOLE_LITERAL: &str = "3";
+/// The spread guard's shape for a spread whose long source is copied into its literal's object
+/// once V8 has made it (COPIED_LATER in src/js/listing_guards.js).
+const COPIED_LATER: &str = "3";
 
 /// Why a program with an object rest the rewrite cannot reach is refused.
 const UNGUARDED_REST: &str = "an object rest pattern inside an object pattern that is an array pattern's rest element \
@@ -331,9 +335,10 @@ enum Edit {
     /// The pattern has a default: the setter's parameter gets one too, so that `length` stays 0.
     defaulted: bool,
   },
-  /// An object literal whose one member is a spread (`{ ...v }`) is passed to the guard that
-  /// copies a long source into it, left by the spread guard (given the shape `WHOLE_LITERAL`).
-  WholeLiteral { literal: Span },
+  /// An object literal whose last spread's source the spread guard (given the shape
+  /// `COPIED_LATER`) may leave in it is passed to the guard that copies a long source into it, with
+  /// the keys the members after that spread define, which the copy leaves as they are.
+  CopiedLiteral { literal: Span, after: Vec<String> },
   /// A loop's body becomes a block that calls the poll first.
   Poll { body: Span },
   /// The one argument of `new Array(…)` or `Array(…)` (never a bare sequence) is passed to the
@@ -379,6 +384,70 @@ fn has_rest(pattern: &ObjectPat) -> bool {
     .props
     .iter()
     .any(|prop| matches!(prop, ObjectPatProp::Rest(_)))
+}
+
+/// The keys that `members`, which follow a literal's last spread, define, when evaluating them runs
+/// none of the program's code: the spread's source is then copied after them as it would have
+/// been before them. `None` for a spread, a computed key, or a value that may run code (a call, a
+/// member read, a class).
+fn quiet_keys(members: &[PropOrSpread]) -> Option<Vec<String>> {
+  let mut keys = Vec::new();
+  for member in members {
+    let PropOrSpread::Prop(member) = member else {
+      return None;
+    };
+    let key = match &**member {
+      Prop::Shorthand(name) => name.sym.to_string(),
+      // `__proto__: v` sets the prototype and defines no key.
+      Prop::KeyValue(pair) if is_proto(&pair.key) => {
+        if !is_quiet(&pair.value) {
+          return None;
+        }
+        continue;
+      }
+      Prop::KeyValue(pair) if is_quiet(&pair.value) => defined_key(&pair.key)?,
+      Prop::Getter(getter) => defined_key(&getter.key)?,
+      Prop::Setter(setter) => defined_key(&setter.key)?,
+      Prop::Method(method) => defined_key(&method.key)?,
+      Prop::KeyValue(_) | Prop::Assign(_) => return None,
+    };
+    keys.push(key);
+  }
+  Some(keys)
+}
+
+fn is_proto(key: &PropName) -> bool {
+  match key {
+    PropName::Ident(name) => &*name.sym == "__proto__",
+    PropName::Str(text) => text.value.as_str() == Some("__proto__"),
+    _ => false,
+  }
+}
+
+/// The property key a non-computed member's name defines.
+fn defined_key(key: &PropName) -> Option<String> {
+  match key {
+    PropName::Ident(name) => Some(name.sym.to_string()),
+    PropName::Str(text) => text.value.as_str().map(str::to_owned),
+    PropName::Num(number) => Some(number_text(number.value)),
+    PropName::BigInt(number) => Some(number.value.to_string()),
+    PropName::Computed(_) => None,
+  }
+}
+
+/// Whether evaluating `value` runs none of the program's code: a literal, a name, `this`, a
+/// template with no substitutions, a function or arrow. (A name bound to an accessor of the global
+/// object would run its getter, as a name does anywhere.)
+fn is_quiet(value: &Expr) -> bool {
+  match value {
+    Expr::Lit(_) | Expr::Ident(_) | Expr::This(_) | Expr::Fn(_) | Expr::Arrow(_) => true,
+    Expr::Tpl(template) => template.exprs.is_empty(),
+    Expr::Unary(unary) => {
+      unary.op == UnaryOp::Minus && matches!(&*unary.arg, Expr::Lit(Lit::Num(_) | Lit::BigInt(_)))
+    }
+    Expr::Paren(inner) => is_quiet(&inner.expr),
+    _ => false,
+  }
 }
 
 impl Finder {
@@ -723,28 +792,26 @@ impl Visit for Finder {
   }
 
   fn visit_object_lit(&mut self, literal: &ObjectLit) {
-    let [PropOrSpread::Spread(spread)] = literal.props.as_slice() else {
-      literal.visit_children_with(self);
-      return;
-    };
-    spread.expr.visit_with(self);
-    self.edits.push(Edit::Copied {
-      value: spread.expr.span(),
-      sequence: is_sequence(&spread.expr),
-      more: Some(WHOLE_LITERAL.to_owned()),
-    });
-    self.edits.push(Edit::WholeLiteral {
-      literal: literal.span,
-    });
-  }
-
-  fn visit_prop_or_spread(&mut self, prop: &PropOrSpread) {
-    prop.visit_children_with(self);
-    if let PropOrSpread::Spread(spread) = prop {
-      self.edits.push(Edit::Copied {
-        value: spread.expr.span(),
-        sequence: is_sequence(&spread.expr),
-        more: None,
+    let last = literal.props.iter().rposition(|prop| matches!(prop, PropOrSpread::Spread(_)));
+    let after = last.and_then(|at| quiet_keys(&literal.props[at + 1..]));
+    for (at, prop) in literal.props.iter().enumerate() {
+      match prop {
+        PropOrSpread::Spread(spread) => {
+          spread.expr.visit_with(self);
+          let later = after.is_some() && Some(at) == last;
+          self.edits.push(Edit::Copied {
+            value: spread.expr.span(),
+            sequence: is_sequence(&spread.expr),
+            more: later.then(|| COPIED_LATER.to_owned()),
+          });
+        }
+        PropOrSpread::Prop(prop) => prop.visit_with(self),
+      }
+    }
+    if let Some(after) = after {
+      self.edits.push(Edit::CopiedLiteral {
+        literal: literal.span,
+        after,
       });
     }
   }
@@ -1013,7 +1080,13 @@ fn apply(code: &str, names: GuardNames, base: usize, edits: Vec<Edit>) -> Result
         call(guard, iterable, false, Some(&more), &mut pieces);
       }
       Edit::ArrayLength { value } => call(&names.array_length, value, false, None, &mut pieces),
-      Edit::WholeLiteral { literal } => call(&names.copied, literal, false, None, &mut pieces),
+      Edit::CopiedLiteral { literal, after } => {
+        // The keys as JSON in a string literal, which the guard parses only for a long source.
+        let keys = (!after.is_empty()).then(|| {
+          serde_json::to_string(&serde_json::to_string(&after).expect("strings serialize")).expect("a string serializes")
+        });
+        call(&names.copied, literal, false, keys.as_deref(), &mut pieces)
+      }
       Edit::Catch { block, shape } => {
         let rank = pieces.len() as isize;
         let thrown = &names.thrown;
@@ -1269,7 +1342,7 @@ mod tests {
   fn spreads_and_rests_pass_their_value_to_the_guard() {
     assert_eq!(
       guarded("const o = { a: 1, ...p, ...{ ...q }, b }"),
-      "const o = { a: 1, ...__dsh_spread(p), ...__dsh_spread(__dsh_copied({ ...__dsh_spread(q, 3) })), b }"
+      "const o = __dsh_copied({ a: 1, ...__dsh_spread(p), ...__dsh_spread(__dsh_copied({ ...__dsh_spread(q, 3) }), 3), b }, \"[\\\"b\\\"]\")"
     );
     assert_eq!(
       guarded("const { a, ...rest } = v; ({ b, ...rest } = w)"),
@@ -1282,8 +1355,22 @@ mod tests {
     // A spread that is the whole of its literal hands the literal's object to the guard that
     // copies a long source into it.
     assert_eq!(
-      guarded("f({ /* all */ ...v }, { ...w, x }, { ...(a, b) })"),
-      "f(__dsh_copied({ /* all */ ...__dsh_spread(v, 3) }), { ...__dsh_spread(w), x }, __dsh_copied({ ...__dsh_spread((a, b), 3) }))"
+      guarded("f({ /* all */ ...v }, { ...w, x: f() }, { ...(a, b) })"),
+      "f(__dsh_copied({ /* all */ ...__dsh_spread(v, 3) }), { ...__dsh_spread(w), x: f() }, __dsh_copied({ ...__dsh_spread((a, b), 3) }))"
+    );
+    // So does a literal whose last spread has members after it that run no code, with the keys they
+    // define, as the property keys they are.
+    assert_eq!(
+      guarded("({ ...v, a, 'b': 1, 0x10: -1, 1e21: `t`, 2n: null, get g() {}, set s(x) {}, m() {}, f: () => 0, __proto__: p })"),
+      r#"(__dsh_copied({ ...__dsh_spread(v, 3), a, 'b': 1, 0x10: -1, 1e21: `t`, 2n: null, get g() {}, set s(x) {}, m() {}, f: () => 0, __proto__: p }, "[\"a\",\"b\",\"16\",\"1e+21\",\"2\",\"g\",\"s\",\"m\",\"f\"]"))"#
+    );
+    // Members that may run code, a computed key, or a spread after it: the spread refuses a long value.
+    for member in ["a: f()", "a: o.p", "[k]: 1", "a: class {}", "a: `${x}`", "a: [1]", "a: +x", "__proto__: f()"] {
+      assert_eq!(guarded(&format!("({{ ...v, {member} }})")), format!("({{ ...__dsh_spread(v), {member} }})"));
+    }
+    assert_eq!(
+      guarded("({ ...v, ...w })"),
+      "(__dsh_copied({ ...__dsh_spread(v), ...__dsh_spread(w, 3) }))"
     );
     // Array spreads, call spreads and array rests iterate, in JavaScript: left alone.
     assert_eq!(

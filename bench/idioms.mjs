@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // `npm run bench:idioms`: the idioms the runtime's guards stand in front of (replaced built-ins,
-// rewritten for-in loops, spreads and rests), each timed by the program itself in our runtime and in
-// the Node running this script, in turn. Prints medians and the ratio to Node; writes
-// bench/idioms.json with the date, commit and machine.
+// rewritten for-in loops, spreads and rests), each timed by the program itself, in turn: in our
+// runtime, in a fresh worker of the Node running this script (each run's own isolate, as the
+// reference backend runs programs and as ours does), and in this script's own realm, where V8's
+// compilation cache hands each round after the first the code the rounds before compiled. Prints
+// medians and the ratios to both; writes bench/idioms.json with the date, commit and machine.
 import { execFileSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { nodeBinary } from '../scripts/node-major.mjs'
 import { median } from './stats.mjs'
 
@@ -50,9 +53,22 @@ export const IDIOMS = {
   'includes on a 3-element array': timed("const a = ['x', 'y', 'z']", "sink += a.includes('z') ? 1 : 0", 200_000),
   'map, filter and reduce over 50 elements': timed('const a = Array.from({ length: 50 }, (_, j) => j)', 'sink += a.map((x) => x * 2).filter((x) => x % 3).reduce((s, x) => s + x, 0)', 20_000),
   'a spread of a 300 000-element array, its literal\'s only member': timed('const a = Array.from({ length: 300_000 }, (_, j) => j)', 'sink += Object.keys({ ...a }).length', 2),
+  'a spread of a 300 000-element array beside other members': timed('const a = Array.from({ length: 300_000 }, (_, j) => j)', 'sink += Object.keys({ first: 1, ...a, last: 2 }).length', 2),
 }
 
 const AsyncFunction = (async () => {}).constructor
+
+/** The ms `program` reports in a worker of its own. */
+function inFreshWorker(program) {
+  const source = `const { parentPort, workerData } = require('node:worker_threads')
+const AsyncFunction = (async () => {}).constructor
+new AsyncFunction(workerData)().then((ms) => parentPort.postMessage(ms))`
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(source, { eval: true, workerData: program })
+    worker.once('message', (ms) => { resolve(ms); worker.terminate() })
+    worker.once('error', reject)
+  })
+}
 
 const ctx = new Context()
 const fiber = ctx.plugin(V8CodeRuntime, { computeMs: 120_000, maxWallMs: 600_000 })
@@ -61,17 +77,21 @@ const runtime = ctx.get('codeRuntime')
 const rows = []
 for (const [name, program] of Object.entries(IDIOMS)) {
   const ours = []
-  const node = []
+  const worker = []
+  const realm = []
   for (let round = 0; round < 5; round++) {
     const result = await runtime.run({ program, bindings: [] })
     if (result.error) throw new Error(`${name}: ${result.error.message}`)
     ours.push(result.value)
-    node.push(await new AsyncFunction(program)())
+    worker.push(await inFreshWorker(program))
+    realm.push(await new AsyncFunction(program)())
   }
-  const row = { name, oursMs: median(ours), nodeMs: median(node) }
-  row.ratio = row.oursMs / row.nodeMs
+  const row = { name, oursMs: median(ours), nodeWorkerMs: median(worker), nodeRealmMs: median(realm) }
+  row.ratio = row.oursMs / row.nodeWorkerMs
+  row.ratioToRealm = row.oursMs / row.nodeRealmMs
   rows.push(row)
-  console.log(`${name.padEnd(58)} ours ${row.oursMs.toFixed(2).padStart(8)} ms  node ${row.nodeMs.toFixed(2).padStart(8)} ms  ${row.ratio.toFixed(2).padStart(6)}x`)
+  const ms = (value) => `${value.toFixed(2).padStart(8)} ms`
+  console.log(`${name.padEnd(58)} ours ${ms(row.oursMs)}  worker ${ms(row.nodeWorkerMs)} ${row.ratio.toFixed(2).padStart(6)}x  realm ${ms(row.nodeRealmMs)} ${row.ratioToRealm.toFixed(2).padStart(6)}x`)
 }
 await fiber.dispose()
 

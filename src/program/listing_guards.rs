@@ -436,15 +436,25 @@ fn defined_key(key: &PropName) -> Option<String> {
 }
 
 /// Whether evaluating `value` runs none of the program's code: a literal, a name, `this`, a
-/// template with no substitutions, a function or arrow. (A name bound to an accessor of the global
+/// template with no substitutions, a function or arrow, `!`, `typeof` or `void` of such a value, and
+/// object and array literals of them with no spread. (A name bound to an accessor of the global
 /// object would run its getter, as a name does anywhere.)
 fn is_quiet(value: &Expr) -> bool {
   match value {
     Expr::Lit(_) | Expr::Ident(_) | Expr::This(_) | Expr::Fn(_) | Expr::Arrow(_) => true,
     Expr::Tpl(template) => template.exprs.is_empty(),
-    Expr::Unary(unary) => {
-      unary.op == UnaryOp::Minus && matches!(&*unary.arg, Expr::Lit(Lit::Num(_) | Lit::BigInt(_)))
-    }
+    // `-` of anything but a number would convert it, which may call its `valueOf`.
+    Expr::Unary(unary) => match unary.op {
+      UnaryOp::Minus => matches!(&*unary.arg, Expr::Lit(Lit::Num(_) | Lit::BigInt(_))),
+      UnaryOp::Bang | UnaryOp::TypeOf | UnaryOp::Void => is_quiet(&unary.arg),
+      _ => false,
+    },
+    Expr::Object(object) => quiet_keys(&object.props).is_some(),
+    Expr::Array(array) => array
+      .elems
+      .iter()
+      .flatten()
+      .all(|element| element.spread.is_none() && is_quiet(&element.expr)),
     Expr::Paren(inner) => is_quiet(&inner.expr),
     _ => false,
   }
@@ -1365,7 +1375,11 @@ mod tests {
       r#"(__dsh_copied({ ...__dsh_spread(v, 3), a, 'b': 1, 0x10: -1, 1e21: `t`, 2n: null, get g() {}, set s(x) {}, m() {}, f: () => 0, __proto__: p }, "[\"a\",\"b\",\"16\",\"1e+21\",\"2\",\"g\",\"s\",\"m\",\"f\"]"))"#
     );
     // Members that may run code, a computed key, or a spread after it: the spread refuses a long value.
-    for member in ["a: f()", "a: o.p", "[k]: 1", "a: class {}", "a: `${x}`", "a: [1]", "a: +x", "__proto__: f()"] {
+    assert_eq!(
+      guarded("({ ...v, a: { b: [1, , x, { c: !y }], d: typeof z, e: void 0 } })"),
+      r#"(__dsh_copied({ ...__dsh_spread(v, 3), a: { b: [1, , x, { c: !y }], d: typeof z, e: void 0 } }, "[\"a\"]"))"#
+    );
+    for member in ["a: f()", "a: o.p", "[k]: 1", "a: class {}", "a: `${x}`", "a: [...x]", "a: { [k]: 1 }", "a: +x", "__proto__: f()"] {
       assert_eq!(guarded(&format!("({{ ...v, {member} }})")), format!("({{ ...__dsh_spread(v), {member} }})"));
     }
     assert_eq!(

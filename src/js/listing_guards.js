@@ -565,16 +565,10 @@ function copyLeft(object, after) {
   sourcesLeft--;
   const source = object[LEFT];
   ReflectDeleteProperty(object, LEFT);
-  if (after === undefined) {
-    copyOwnEnumerable(object, source, null);
-    return object;
-  }
-  const defined = { __proto__: null };
-  const keys = JSONParse(after);
-  for (let i = 0; i < keys.length; i++) defined[keys[i]] = true;
+  const defined = after === undefined ? null : keySet(JSONParse(after));
   // A named key of the source's that no member of the literal defines would come before the keys
   // after the spread in V8's order, which a copy made after them cannot give it: refused.
-  if (typeof source !== 'string') {
+  if (defined !== null && typeof source !== 'string') {
     const named = nonIndexKeys(source, ENUMERABLE_STRINGS);
     for (let i = 0; i < named.length; i++) {
       if (!hasOwn(object, named[i])) refuseLongCopy(ownLongLength(source, listingKind(source)));
@@ -583,6 +577,15 @@ function copyLeft(object, after) {
   copyOwnEnumerable(object, source, defined);
   return object;
 }
+
+function keySet(keys) {
+  const set = { __proto__: null };
+  for (let i = 0; i < keys.length; i++) set[keys[i]] = true;
+  return set;
+}
+
+/** Whether `key` is one of `skipped`'s (none when it is null). */
+const skips = (skipped, key) => skipped !== null && key in skipped;
 
 // One descriptor for every property `copyOwnEnumerable` defines; nothing of the program reads it.
 const COPIED_PROPERTY = { __proto__: null, value: undefined, writable: true, enumerable: true, configurable: true };
@@ -600,7 +603,7 @@ function defineCopied(target, key, value) {
 function copyOwnEnumerable(target, source, skipped) {
   if (typeof source === 'string') {
     for (let i = 0; i < source.length; i++) {
-      if (skipped === null || !(i in skipped)) defineCopied(target, i, source[i]);
+      if (!skips(skipped, i)) defineCopied(target, i, source[i]);
     }
     return;
   }
@@ -614,18 +617,19 @@ function copyOwnEnumerable(target, source, skipped) {
       break;
     }
     holes = 0;
-    if ((skipped === null || !(i in skipped)) && (!array || ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [i]))) {
+    if (!skips(skipped, i) && (!array || ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [i]))) {
       defineCopied(target, i, source[i]);
     }
   }
   copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_STRINGS), skipped);
+  // The members after a copied spread have no computed keys, so they define no symbol.
   copyKeys(target, source, nonIndexKeys(source, ENUMERABLE_SYMBOLS), null);
 }
 
 function copyKeys(target, source, keys, skipped) {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if ((skipped === null || !(key in skipped)) && ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [key])) {
+    if (!skips(skipped, key) && ReflectApply(ObjectPrototypePropertyIsEnumerable, source, [key])) {
       defineCopied(target, key, source[key]);
     }
   }

@@ -1374,11 +1374,11 @@ mod tests {
       guarded("({ ...v, a, 'b': 1, 0x10: -1, 1e21: `t`, 2n: null, get g() {}, set s(x) {}, m() {}, f: () => 0, __proto__: p })"),
       r#"(__dsh_copied({ ...__dsh_spread(v, 3), a, 'b': 1, 0x10: -1, 1e21: `t`, 2n: null, get g() {}, set s(x) {}, m() {}, f: () => 0, __proto__: p }, "[\"a\",\"b\",\"16\",\"1e+21\",\"2\",\"g\",\"s\",\"m\",\"f\"]"))"#
     );
-    // Members that may run code, a computed key, or a spread after it: the spread refuses a long value.
     assert_eq!(
       guarded("({ ...v, a: { b: [1, , x, { c: !y }], d: typeof z, e: void 0 } })"),
       r#"(__dsh_copied({ ...__dsh_spread(v, 3), a: { b: [1, , x, { c: !y }], d: typeof z, e: void 0 } }, "[\"a\"]"))"#
     );
+    // Members that may run code, a computed key, or a spread after it: the spread refuses a long value.
     for member in ["a: f()", "a: o.p", "[k]: 1", "a: class {}", "a: `${x}`", "a: [...x]", "a: { [k]: 1 }", "a: +x", "__proto__: f()"] {
       assert_eq!(guarded(&format!("({{ ...v, {member} }})")), format!("({{ ...__dsh_spread(v), {member} }})"));
     }
